@@ -1,0 +1,58 @@
+"""The base of every request and response model, and the typed `request.*` errors.
+
+Every protocol message is a frozen pydantic model that rejects unknown fields, so a
+misspelt field is an error (`request.unknown_field`) instead of a silently ignored input.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+
+class ContractModel(BaseModel):
+    """A protocol message: frozen, strict about unknown fields, deterministic when dumped."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class RequestError(Exception):
+    """A request that cannot be answered: bad JSON, bad fields, limits exceeded.
+
+    `code` is a stable `request.<name>` string; `details` is JSON-serialisable.
+    """
+
+    def __init__(self, code: str, message: str, details: Any = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.details = details
+
+    def to_json(self) -> dict[str, Any]:
+        payload: dict[str, Any] = {"code": self.code, "message": self.message}
+        if self.details is not None:
+            payload["details"] = self.details
+        return payload
+
+
+# pydantic error types that have a dedicated request code; everything else is request.invalid.
+_CODE_BY_PYDANTIC_TYPE = {
+    "extra_forbidden": "request.unknown_field",
+    "missing": "request.missing_field",
+    "unknown_dtype": "request.unknown_dtype",
+    "bad_expression": "request.bad_expression",
+}
+
+
+def request_error_from_validation(exc: ValidationError) -> RequestError:
+    """Turn a pydantic validation failure into one typed error naming every bad field."""
+    errors = exc.errors(include_url=False, include_context=False, include_input=False)
+    codes = [_CODE_BY_PYDANTIC_TYPE.get(err["type"], "request.invalid") for err in errors]
+    code = codes[0] if len(set(codes)) == 1 else "request.invalid"
+    details = [
+        {"field": ".".join(str(part) for part in err["loc"]), "type": err["type"], "message": err["msg"]}
+        for err in errors
+    ]
+    summary = "; ".join(f"{d['field'] or '<root>'}: {d['message']}" for d in details)
+    return RequestError(code, f"invalid request: {summary}", details)

@@ -1,0 +1,131 @@
+"""`kernelcfg.resolve` request/response models (service-protocol.md).
+
+The response's plan is `KernelConfigPlan` from `planner.kernelcfg.plan`; this module holds
+the request side and the diagnostic shapes.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal, TypeAlias
+
+from pydantic import Field, JsonValue
+
+from planner.contract import ContractModel
+
+TtDtype: TypeAlias = Annotated[str, Field(min_length=1, max_length=32)]
+ThreeState: TypeAlias = bool | str  # auto | enabled/true/1 | disabled/false/0; checked by the policy
+
+
+class KernelPolicy(ContractModel):
+    fp32_dest_acc: ThreeState = "auto"
+    dst_full_sync: ThreeState = "auto"
+    reduce_full_fp32: bool = True
+    matmul_full_fp32: bool = True
+    fpu_binary: bool = True
+    unpack_to_dest_fp32: list[int] | None = None
+    math_fidelity: str | None = None
+
+
+class SystemDesc(ContractModel):
+    """TTCore system and device descriptions: chip architectures and the device's chip ids."""
+
+    chip_archs: list[str] = Field(default_factory=list)
+    device_chip_ids: list[int] | None = None
+
+
+class DfbSpec(ContractModel):
+    index: Annotated[int, Field(ge=0, le=2**31 - 1)]
+    dtype: TtDtype
+
+
+class DfbOperand(ContractModel):
+    """A tile read from a dataflow buffer with a finalized index."""
+
+    dfb: Annotated[int, Field(ge=0, le=2**31 - 1)]
+
+
+class ValueOperand(ContractModel):
+    """The DST-resident result of another op (by id)."""
+
+    value: str
+
+
+class UnattachedOperand(ContractModel):
+    """A tile that resolves to no dataflow buffer."""
+
+    unattached: TtDtype
+
+
+class ScalarOperand(ContractModel):
+    """A non-tile operand."""
+
+    scalar: TtDtype
+
+
+class UnfinalizedDfbOperand(ContractModel):
+    """A dataflow buffer without a finalized index."""
+
+    dfb_unfinalized: str
+
+
+Operand: TypeAlias = DfbOperand | ValueOperand | UnattachedOperand | ScalarOperand | UnfinalizedDfbOperand
+
+
+class KernelOp(ContractModel):
+    id: str
+    op: Annotated[str, Field(min_length=1, max_length=128)]
+    operands: list[Operand] = Field(default_factory=list, max_length=64)
+    result_dtype: TtDtype | None = None
+    same_tile_coords: bool = False
+    explicit_strategy: str | None = None
+    attrs: dict[str, JsonValue] = Field(default_factory=dict)
+
+
+class KernelcfgResolveRequest(ContractModel):
+    arch: str | None = None
+    system_desc: SystemDesc | None = None
+    function: str | None = None  # name used in diagnostics
+    policy: KernelPolicy = Field(default_factory=KernelPolicy)
+    dfbs: list[DfbSpec] = Field(default_factory=list, max_length=4096)
+    ops: list[KernelOp] = Field(default_factory=list, max_length=100_000)
+
+
+class KernelWarning(ContractModel):
+    code: str
+    op: str | None = None
+    message: str
+
+
+class ConflictNote(ContractModel):
+    op: str | None = None
+    operand: int | None = None
+    message: str
+
+
+class RequirementRecord(ContractModel):
+    """One requirement as a person reads it: which op/operand asks what of which setting."""
+
+    id: str
+    op: str | None = None
+    operand: int | None = None
+    kind: str  # dfb_input | destination | policy | strategy_choice | ...
+    dfb: int | None = None
+    dtype: str | None = None
+    allows: list[str] = Field(default_factory=list)
+
+
+class Correction(ContractModel):
+    change: str
+    resolves: bool
+
+
+class Conflict(ContractModel):
+    code: str
+    message: str
+    where: Literal["module", "function", "op"] = "op"
+    op: str | None = None
+    operand: int | None = None
+    note: ConflictNote | None = None
+    requirements: list[RequirementRecord] = Field(default_factory=list)
+    minimal_conflict: list[str] = Field(default_factory=list)
+    corrections: list[Correction] = Field(default_factory=list)

@@ -1,0 +1,109 @@
+"""`proofs.check` request/response models and the bindings shared by every layout request."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal, TypeAlias
+
+from pydantic import AfterValidator, Field
+from pydantic_core import PydanticCustomError
+
+from planner.contract import ContractModel
+from planner.proofs.expr import ExpressionError, parse_expr
+
+
+def _check_expression(value: int | str) -> int | str:
+    try:
+        parse_expr(value)
+    except ExpressionError as exc:
+        raise PydanticCustomError("bad_expression", str(exc)) from None
+    return value
+
+
+Expression: TypeAlias = Annotated[int | str, AfterValidator(_check_expression)]
+"""An int or Python expression text over names, `+ - * // %`, `min`, `max` (floor semantics)."""
+
+Identifier: TypeAlias = Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$", max_length=256)]
+BitWidth: TypeAlias = Annotated[int, Field(ge=2, le=128)]
+Goal: TypeAlias = Literal["multiple_of", "non_negative"]
+ProofStatus: TypeAlias = Literal["proven", "refuted", "unknown"]
+AscendTargetField: TypeAlias = Literal["a2a3", "a5"] | None
+
+
+class _BindingBase(ContractModel):
+    name: Identifier
+    bits: BitWidth | None = None  # default: the request's index width
+
+
+class AssignBinding(_BindingBase):
+    """`name = expr` (SSA scalar)."""
+
+    kind: Literal["assign"] = "assign"
+    expr: Expression
+
+
+class ForBinding(_BindingBase):
+    """Loop variable taking `start + i*step < stop` for a positive step."""
+
+    kind: Literal["for"] = "for"
+    start: Expression
+    stop: Expression
+    step: Expression = 1
+
+
+class SpmdBinding(_BindingBase):
+    """SPMD lane index in `[0, extent)`."""
+
+    kind: Literal["spmd"] = "spmd"
+    extent: Expression
+
+
+class BlockIdxBinding(_BindingBase):
+    """Hardware lane index: non-negative, below the target's maximum block count."""
+
+    kind: Literal["block_idx"] = "block_idx"
+
+
+class BlockNumBinding(_BindingBase):
+    """Hardware lane count: non-negative, at most the target's maximum block count."""
+
+    kind: Literal["block_num"] = "block_num"
+
+
+class IterArgBinding(_BindingBase):
+    """Loop-carried value: never resolved, any value of its width."""
+
+    kind: Literal["iter_arg"] = "iter_arg"
+
+
+class ParamBinding(_BindingBase):
+    """Scalar parameter, optionally with a known inclusive range."""
+
+    kind: Literal["param"] = "param"
+    min: int | None = None
+    max: int | None = None
+
+
+Binding: TypeAlias = Annotated[
+    AssignBinding | ForBinding | SpmdBinding | BlockIdxBinding | BlockNumBinding | IterArgBinding | ParamBinding,
+    Field(discriminator="kind"),
+]
+
+
+class ProofsCheckRequest(ContractModel):
+    expr: Expression
+    bindings: list[Binding] = Field(default_factory=list, max_length=4096)
+    bits: BitWidth = 64
+    factor: Annotated[int, Field(ge=1, le=2**62)] = 16
+    goals: list[Goal] = Field(default_factory=lambda: ["multiple_of", "non_negative"], min_length=1)
+    target: AscendTargetField = None
+
+
+class ProofResult(ContractModel):
+    goal: Goal
+    status: ProofStatus
+    counterexample: dict[str, int] | None = None
+    reason: str | None = None  # why a result is unknown (resource limit, unsupported width, ...)
+
+
+class ProofsCheckResponse(ContractModel):
+    results: list[ProofResult]

@@ -1,0 +1,1 @@
+"""pytest plugin: planner fixtures and the `--planner-examples` option."""
