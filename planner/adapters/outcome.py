@@ -1,0 +1,36 @@
+"""What planning one IR file produces, whichever adapter read it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class AdapterOutcome:
+    """The result of planning one file.
+
+    `text` is the planned IR when `ok`, otherwise the input byte-for-byte. `diagnostics`
+    are rendered compiler-style lines (`file:line:col: error: [code] message`, MLIR
+    `loc: error: ...` / `note: ...`). `report` is JSON-serialisable: per function, the
+    request sent to the planning core and the response it gave.
+    """
+
+    ok: bool
+    text: str
+    diagnostics: list[str] = field(default_factory=list)
+    report: dict[str, Any] = field(default_factory=dict)
+
+
+class AdapterInputError(ValueError):
+    """The input is not IR this adapter reads (malformed text, unsupported construct).
+
+    Carries a stable `adapter.<name>` code and, where known, the 1-based line and column.
+    """
+
+    def __init__(self, code: str, message: str, line: int | None = None, column: int | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.line = line
+        self.column = column
