@@ -10,6 +10,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+INVALID = "request.invalid"  # the generic `request.*` code for a request that is malformed in any other way
+
 
 class ContractModel(BaseModel):
     """A protocol message: frozen, strict about unknown fields, deterministic when dumped."""
@@ -48,8 +50,8 @@ _CODE_BY_PYDANTIC_TYPE = {
 def request_error_from_validation(exc: ValidationError) -> RequestError:
     """Turn a pydantic validation failure into one typed error naming every bad field."""
     errors = exc.errors(include_url=False, include_context=False, include_input=False)
-    codes = [_CODE_BY_PYDANTIC_TYPE.get(err["type"], "request.invalid") for err in errors]
-    code = codes[0] if len(set(codes)) == 1 else "request.invalid"
+    codes = [_CODE_BY_PYDANTIC_TYPE.get(err["type"], INVALID) for err in errors]
+    code = codes[0] if len(set(codes)) == 1 else INVALID
     details = [
         {"field": ".".join(str(part) for part in err["loc"]), "type": err["type"], "message": err["msg"]}
         for err in errors

@@ -32,7 +32,17 @@ def test_parses_the_protocol_examples() -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["__import__('os').system('true')", "x ** 2", "x / 2", "a.b", "f(x)", "min(a)", "x if y else z", "1.5", "'s'"],
+    [
+        "__import__('os').system('true')",
+        "x ** 2",
+        "x / 2",
+        "a.b",
+        "f(x)",
+        "min(a)",
+        "x if y else z",
+        "1.5",
+        "'s'",
+    ],
 )
 def test_rejects_everything_outside_the_grammar(text: str) -> None:
     with pytest.raises(ExpressionError):

@@ -109,7 +109,8 @@ def _convert(node: ast.expr, source: str, depth: int) -> Expr:
         and not node.keywords
     ):
         fn: MinMax = "min" if node.func.id == "min" else "max"
-        return MinMaxCall(fn, _convert(node.args[0], source, depth + 1), _convert(node.args[1], source, depth + 1))
+        left, right = (_convert(arg, source, depth + 1) for arg in node.args)
+        return MinMaxCall(fn, left, right)
     raise ExpressionError(
         f"unsupported syntax {ast.unparse(node)!r} in {source!r}: expected int literals, names, "
         "+ - * // %, unary minus, min(a, b) or max(a, b)"

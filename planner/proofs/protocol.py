@@ -84,9 +84,19 @@ class ParamBinding(_BindingBase):
 
 
 Binding: TypeAlias = Annotated[
-    AssignBinding | ForBinding | SpmdBinding | BlockIdxBinding | BlockNumBinding | IterArgBinding | ParamBinding,
+    AssignBinding
+    | ForBinding
+    | SpmdBinding
+    | BlockIdxBinding
+    | BlockNumBinding
+    | IterArgBinding
+    | ParamBinding,
     Field(discriminator="kind"),
 ]
+
+
+def _every_goal() -> list[Goal]:
+    return ["multiple_of", "non_negative"]
 
 
 class ProofsCheckRequest(ContractModel):
@@ -94,7 +104,7 @@ class ProofsCheckRequest(ContractModel):
     bindings: list[Binding] = Field(default_factory=list, max_length=4096)
     bits: BitWidth = 64
     factor: Annotated[int, Field(ge=1, le=2**62)] = 16
-    goals: list[Goal] = Field(default_factory=lambda: ["multiple_of", "non_negative"], min_length=1)
+    goals: list[Goal] = Field(default_factory=_every_goal, min_length=1)
     target: AscendTargetField = None
 
 

@@ -1,0 +1,160 @@
+"""What a binding list declares: each name's width and the facts that bound it (nz-layout.md 7.3).
+
+A `Scope` is the validated, parsed form of an ordered binding list. Both the Z3 encoding and
+the concrete evaluator read the same `Declaration` records, one per binding, so the rule
+for each binding kind is stated once per semantics:
+
+| kind | admissible values of `v` (at its own width) |
+|---|---|
+| assign | `v == expr` (any value if `expr` divides by zero) |
+| for | `start <= v < stop` and `step` divides `v - start`, when `step > 0`; any value otherwise |
+| spmd | `0 <= v < extent` (any value if `extent` divides by zero) |
+| block_idx | `0 <= v < max_block_count` with a target, `v >= 0` without |
+| block_num | `0 <= v <= max_block_count` with a target, `v >= 0` without |
+| iter_arg | any value |
+| param | `min <= v <= max`, either side optional |
+
+Names read but never bound are unconstrained values of the index width. Any name used at
+another width is sign-extended or truncated to it, as an IR cast would.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from planner.proofs import errors
+from planner.proofs.expr import Expr, ExpressionError, Name, free_names, parse_expr
+from planner.proofs.protocol import (
+    AssignBinding,
+    Binding,
+    BlockIdxBinding,
+    BlockNumBinding,
+    ForBinding,
+    ParamBinding,
+    SpmdBinding,
+)
+from planner.targets.ascend import ASCEND_TARGETS
+
+MIN_BITS = 2
+MAX_BITS = 128
+
+
+@dataclass(frozen=True, slots=True)
+class Declaration:
+    """One binding, parsed: `operands` are its expressions, `low`/`high` its constant bounds.
+
+    Operands by kind: assign `(expr,)`, for `(start, stop, step)`, spmd `(extent,)`, others `()`.
+    `low`/`high` are inclusive and `None` where the side is open.
+    """
+
+    name: str
+    kind: str
+    bits: int
+    operands: tuple[Expr, ...]
+    low: int | None
+    high: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class Scope:
+    """A validated binding list: declarations in order plus the width of every name."""
+
+    declarations: tuple[Declaration, ...]
+    index_bits: int
+    explicit_bits: Mapping[str, int]
+
+    def width(self, name: str) -> int:
+        """The width a name's value lives at: its binding's, else the index width."""
+        return self.explicit_bits.get(name, self.index_bits)
+
+    def declared_width(self, expr: Expr) -> int:
+        """The width an expression is checked at by default (Prover.check with `bits=None`)."""
+        return self.explicit_bits.get(expr.id, self.index_bits) if isinstance(expr, Name) else self.index_bits
+
+    def free_names(self, expr: Expr) -> tuple[str, ...]:
+        """Every name an assignment must give a value to (bound, or read unbound), sorted."""
+        bound = [decl.name for decl in self.declarations]
+        operands = [op for decl in self.declarations for op in decl.operands]
+        return tuple(sorted(set(bound).union(free_names(expr), *map(free_names, operands))))
+
+
+def check_width(bits: int, what: str) -> int:
+    """Reject widths the encoding does not support, naming the accepted range."""
+    if isinstance(bits, bool) or not isinstance(bits, int) or not MIN_BITS <= bits <= MAX_BITS:
+        raise errors.ProofError(
+            errors.BAD_WIDTH, f"{what} must be an int in [{MIN_BITS}, {MAX_BITS}], got {bits!r}"
+        )
+    return bits
+
+
+def lane_limit(target: str | None) -> int | None:
+    """The target's maximum block count, or None when no target bounds the lanes."""
+    if target is None:
+        return None
+    if target not in ASCEND_TARGETS:
+        raise errors.ProofError(
+            errors.BAD_TARGET, f"unknown target {target!r}: expected one of {sorted(ASCEND_TARGETS)} or None"
+        )
+    return ASCEND_TARGETS[target].max_block_count
+
+
+def _parse(value: int | str | Expr, where: str) -> Expr:
+    try:
+        return parse_expr(value)
+    except ExpressionError as exc:
+        raise errors.ProofError(errors.BAD_EXPRESSION, f"{where}: {exc}") from None
+
+
+def _operands(binding: Binding) -> tuple[Expr, ...]:
+    where = f"binding {binding.name!r}"
+    if isinstance(binding, AssignBinding):
+        return (_parse(binding.expr, where),)
+    if isinstance(binding, ForBinding):
+        return tuple(_parse(value, where) for value in (binding.start, binding.stop, binding.step))
+    if isinstance(binding, SpmdBinding):
+        return (_parse(binding.extent, where),)
+    return ()
+
+
+def _bounds(binding: Binding, limit: int | None) -> tuple[int | None, int | None]:
+    if isinstance(binding, BlockIdxBinding):
+        return 0, None if limit is None else limit - 1
+    if isinstance(binding, BlockNumBinding):
+        return 0, limit
+    if isinstance(binding, ParamBinding):
+        return binding.min, binding.max
+    return None, None
+
+
+def _declare(
+    binding: Binding, index_bits: int, limit: int | None, bound: set[str], earlier: set[str]
+) -> Declaration:
+    if binding.name in earlier:
+        raise errors.ProofError(
+            errors.DUPLICATE_BINDING, f"{binding.name!r} is bound twice: give each SSA value its own name"
+        )
+    operands = _operands(binding)
+    ahead = sorted({name for op in operands for name in free_names(op) if name in bound - earlier})
+    if ahead:
+        raise errors.ProofError(
+            errors.FORWARD_REFERENCE,
+            f"binding {binding.name!r} reads {ahead} before they are bound: list bindings in program order",
+        )
+    bits = index_bits if binding.bits is None else check_width(binding.bits, f"bits of {binding.name!r}")
+    low, high = _bounds(binding, limit)
+    return Declaration(binding.name, binding.kind, bits, operands, low, high)
+
+
+def make_scope(bindings: Sequence[Binding], index_bits: int, target: str | None) -> Scope:
+    """Validate and parse an ordered binding list (duplicates and forward reads are typed errors)."""
+    check_width(index_bits, "index_bits")
+    limit = lane_limit(target)
+    bound = {binding.name for binding in bindings}
+    earlier: set[str] = set()
+    declarations = []
+    for binding in bindings:
+        declarations.append(_declare(binding, index_bits, limit, bound, earlier))
+        earlier.add(binding.name)
+    explicit = {decl.name: decl.bits for b, decl in zip(bindings, declarations, strict=True) if b.bits}
+    return Scope(tuple(declarations), index_bits, explicit)
