@@ -8,7 +8,15 @@ from pydantic import AfterValidator, Discriminator, Field, JsonValue, Tag
 from pydantic_core import PydanticCustomError
 
 from planner.contract import ContractModel
-from planner.proofs.protocol import AscendTargetField, Binding, BitWidth, Expression, Goal, Identifier, ProofStatus
+from planner.proofs.protocol import (
+    AscendTargetField,
+    Binding,
+    BitWidth,
+    Expression,
+    Goal,
+    Identifier,
+    ProofStatus,
+)
 from planner.targets.ascend import ASCEND_DTYPES
 
 

@@ -1,0 +1,115 @@
+"""Trailing offsets to blocked coordinates: constants exactly, symbols only when proven (section 7).
+
+A symbolic offset is mapped when Z3 proves it a multiple of the axis factor and then proves
+it non-negative (7.2, 7.3); `unknown` is never proven. The coordinate is
+`FloorDiv(offset_as_written, factor)` - never re-associated (7.4). Every obligation is
+recorded for the response.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from planner.layout import diagnostics as nz
+from planner.layout.protocol import LayoutPlanRequest, ObligationRecord
+from planner.proofs.expr import Const, Expr, floor_div, format_expr, to_json_value
+from planner.proofs.protocol import Goal
+from planner.proofs.prover import Prover, Verdict
+
+
+class ProofLedger:
+    """One prover per plan (built on first use) and the record of every obligation it discharged."""
+
+    def __init__(self, request: LayoutPlanRequest) -> None:
+        self._request = request
+        self._prover: Prover | None = None
+        self.records: list[ObligationRecord] = []
+
+    def discharge(self, op: str, axis: int, expr: Expr, goal: Goal, factor: int) -> Verdict:
+        """Pose one obligation and record its verdict."""
+        if self._prover is None:
+            self._prover = Prover(
+                self._request.bindings, index_bits=self._request.index_bits, target=self._request.target
+            )
+        verdict = self._prover.check(expr, goal, factor=factor)
+        self.records.append(
+            ObligationRecord(
+                op=op,
+                axis=axis,
+                expr=to_json_value(expr),
+                goal=goal,
+                factor=factor,
+                status=verdict.status,
+                counterexample=verdict.counterexample,
+            )
+        )
+        return verdict
+
+
+def outcome_text(verdict: Verdict) -> str:
+    """Why a proof did not go through, for the diagnostic."""
+    if verdict.status == "refuted" and verdict.counterexample is not None:
+        witness = ", ".join(f"{name} = {value}" for name, value in sorted(verdict.counterexample.items()))
+        return f"refuted by {witness}"
+    return "refuted" if verdict.status == "refuted" else "the prover could not decide it"
+
+
+@dataclass(frozen=True, slots=True)
+class OffsetRules:
+    """The codes and wording for one kind of trailing offset (a load/slice offset or a store column).
+
+    Templates take `{axis}`, `{factor}` (e.g. `c0 = 32`), `{value}` or `{expr}` and `{outcome}`.
+    """
+
+    unaligned: nz.NzCode
+    unprovable_multiple: nz.NzCode
+    unprovable_sign: nz.NzCode
+    unaligned_text: str
+    multiple_text: str
+    sign_text: str
+
+
+LOAD_OFFSET_RULES = OffsetRules(
+    nz.OFFSET_UNALIGNED_CONST,
+    nz.OFFSET_UNPROVABLE_MULTIPLE,
+    nz.OFFSET_UNPROVABLE_SIGN,
+    "NZ slice offset on shape[{axis}] must be a non-negative multiple of {factor}, got {value}.",
+    "NZ layout requires the slice offset on shape[{axis}] to be a multiple of {factor}, and this one cannot "
+    "be proven: {expr} ({outcome}).",
+    "NZ layout requires the slice offset on shape[{axis}] to be non-negative, and {expr} cannot be proven "
+    "so ({outcome}); a negative coordinate would be clamped to fractal 0 and read the wrong data.",
+)
+
+
+def factor_text(axis: int, factor: int) -> str:
+    """How a factor is named in messages: `16` on the row axis, `c0 = N` on the column axis."""
+    return str(factor) if axis == -2 else f"c0 = {factor}"
+
+
+def map_trailing_offset(
+    ledger: ProofLedger, site: nz.Site, axis: int, offset: Expr, factor: int, rules: OffsetRules
+) -> Expr:
+    """The blocked coordinate of one trailing offset: `offset // factor`, or the refusal naming why not."""
+    if factor <= 0 or factor & (factor - 1):
+        raise nz.refusal(
+            nz.INTERNAL_DIVISOR_NOT_POWER_OF_TWO,
+            f"Internal error: offset divisor {factor} is not a power of two.",
+            site,
+        )
+    names = {"axis": axis, "factor": factor_text(axis, factor)}
+    if isinstance(offset, Const):
+        if offset.value < 0 or offset.value % factor:
+            raise nz.refusal(
+                rules.unaligned, rules.unaligned_text.format(value=offset.value, **names), site, axis=axis
+            )
+        return Const(offset.value // factor)
+    checks: tuple[tuple[Goal, nz.NzCode, str], ...] = (
+        ("multiple_of", rules.unprovable_multiple, rules.multiple_text),
+        ("non_negative", rules.unprovable_sign, rules.sign_text),
+    )
+    for goal, code, text in checks:
+        verdict = ledger.discharge(site.op or "", axis, offset, goal, factor)
+        if verdict.status != "proven":
+            detail = text.format(expr=format_expr(offset), outcome=outcome_text(verdict), **names)
+            raise nz.refusal(code, detail, site, axis=axis, counterexample=verdict.counterexample)
+    return floor_div(offset, factor)
