@@ -112,6 +112,7 @@ class RequirementRecord(ContractModel):
     dfb: int | None = None
     dtype: str | None = None
     allows: list[str] = Field(default_factory=list)
+    summary: str = ""  # the requirement in words, e.g. "fp32_dest_acc disabled"
 
 
 class Correction(ContractModel):

@@ -1,0 +1,24 @@
+"""`kernelcfg.resolve` (service-protocol.md): one kernel function in, a plan or a conflict out."""
+
+from __future__ import annotations
+
+from planner.kernelcfg.explain import explain_conflict
+from planner.kernelcfg.plan import KernelcfgResolveResponse
+from planner.kernelcfg.protocol import KernelcfgResolveRequest
+from planner.kernelcfg.resolver import resolve_with
+from planner.targets.tenstorrent import KernelTargetEnvironment
+
+
+def resolve(request: KernelcfgResolveRequest) -> KernelcfgResolveResponse:
+    """Resolve strategies, DST width, sync and unpack modes for the request's kernel."""
+    return resolve_on(request, None)
+
+
+def resolve_on(
+    request: KernelcfgResolveRequest, target: KernelTargetEnvironment | None
+) -> KernelcfgResolveResponse:
+    """`resolve` against an explicit target environment (None: the request's architecture)."""
+    resolution = resolve_with(request, target)
+    if resolution.plan is not None:
+        return KernelcfgResolveResponse(ok=True, plan=resolution.plan, warnings=resolution.warnings)
+    return KernelcfgResolveResponse(ok=False, conflict=explain_conflict(request, resolution, target))

@@ -1,0 +1,402 @@
+"""The joint strategy/configuration search as a finite CSP (kernel-config.md 6.5-6.6).
+
+`build_problem` states the model for python-constraint: one strategy variable per choice
+op, the kernel-wide width, one unpack mode per DFB, and the sync mode; each strategy option
+is one `OptionConstraint` relating its strategy value to the target relations. Any
+`constraint.Solver` can solve it; `KernelSolver` is the production one. It branches only on
+strategies (width and unpack modes are domains narrowed by forward checking, as in 6.6),
+orders by fewest compatible options with walk-order ties, tries FPU before SFPU, re-counts
+only the neighbours of an assignment (choices sharing a changed DFB, or all when the width
+domain shrank), never recurses, and once the width is fixed solves the independent
+components of the op-DFB graph one by one (networkx).
+
+Agreement with the literal 6.6 recursion: a first success is the same because components
+cannot influence each other once the width is fixed; a failure's conflict is the literal
+"first recursive branch" conflict, which is the end of the path that always takes the first
+compatible option, so it is found by one linear pass without components.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import constraint
+import networkx as nx
+
+from planner.kernelcfg.requirements import Choice, ChoiceOption
+from planner.kernelcfg.semantics import Strategy
+from planner.kernelcfg.state import Applier, BatchSummary, ConflictRecord, KernelState
+from planner.targets.tenstorrent import UnpackMode
+
+WIDTH_VAR = ("width",)
+SYNC_VAR = ("sync",)
+
+
+def strategy_var(op: str) -> tuple[str, str]:
+    return ("strategy", op)
+
+
+def unpack_var(dfb: int) -> tuple[str, int]:
+    return ("unpack", dfb)
+
+
+@dataclass(frozen=True, slots=True)
+class SearchModel:
+    """What the search needs: the applier, the state after fixed uses, the choices in walk order."""
+
+    applier: Applier
+    base: KernelState
+    choices: tuple[Choice, ...]
+    sync_modes: tuple[str, ...]
+
+
+@dataclass(slots=True)
+class SearchOutcome:
+    """A first success (strategies; the model's state left at the solution) or the first conflict."""
+
+    strategies: dict[str, Strategy] = field(default_factory=dict)
+    conflict: ConflictRecord | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.conflict is None
+
+
+class OptionConstraint(constraint.Constraint):  # type: ignore[misc]
+    """`strategy[op] == option` implies every use's (width, unpack mode) is target-supported.
+
+    Variables: the strategy variable, the width variable, then one unpack variable per DFB
+    the option reads. Used relationally by generic solvers; `KernelSolver` applies the
+    option's uses to its state instead.
+    """
+
+    def __init__(self, model: SearchModel, choice: Choice, option: ChoiceOption, dfbs: Sequence[int]) -> None:
+        self.model = model
+        self.choice = choice
+        self.option = option
+        self.dfb_position = {dfb: 2 + i for i, dfb in enumerate(dfbs)}
+
+    def __call__(
+        self,
+        variables: Sequence[Hashable],
+        domains: dict[Hashable, Any],
+        assignments: dict[Hashable, Any],
+        forwardcheck: Any = False,
+        _unassigned: Any = constraint.Unassigned,
+    ) -> bool:
+        if assignments.get(variables[0], _unassigned) != self.option.strategy:
+            return True
+        width = assignments.get(variables[1])
+        if not self._holds(variables, assignments, width):
+            return False
+        if forwardcheck:
+            return bool(self.forwardCheck(variables, domains, assignments))
+        return True
+
+    def _holds(
+        self, variables: Sequence[Hashable], assignments: dict[Hashable, Any], width: int | None
+    ) -> bool:
+        applier = self.model.applier
+        if width is not None and not all(
+            applier.destination_allows(u, width) for u in self.option.uses.destination
+        ):
+            return False
+        for dfb_use in self.option.uses.dfb:
+            mode = assignments.get(variables[self.dfb_position[dfb_use.dfb]])
+            configured = applier.configured(dfb_use)
+            pairs = applier.target.supported_dfb_configurations(
+                dfb_use.primitive, dfb_use.route, dfb_use.elem
+            )
+            if not any(
+                (width is None or w == width) and (mode is None or m == mode) and m in configured
+                for w, m in pairs
+            ):
+                return False
+        return True
+
+
+def build_problem(model: SearchModel, solver: constraint.Solver | None = None) -> constraint.Problem:
+    """The python-constraint model of one kernel after its fixed uses were applied."""
+    problem = constraint.Problem(solver or KernelSolver())
+    base = model.base
+    problem.addVariable(WIDTH_VAR, sorted(base.widths))
+    problem.addVariable(SYNC_VAR, list(model.sync_modes))
+    dfbs = sorted(
+        {use.dfb for choice in model.choices for option in choice.options for use in option.uses.dfb}
+    )
+    for dfb in dfbs:
+        modes = set().union(*(base.modes.get((w, dfb), frozenset(UnpackMode)) for w in base.widths))
+        problem.addVariable(unpack_var(dfb), sorted(modes, key=list(UnpackMode).index))
+    for choice in model.choices:
+        problem.addVariable(strategy_var(choice.op), [option.strategy for option in choice.options])
+        for option in choice.options:
+            option_dfbs = sorted({use.dfb for use in option.uses.dfb})
+            variables = [strategy_var(choice.op), WIDTH_VAR, *(unpack_var(d) for d in option_dfbs)]
+            problem.addConstraint(OptionConstraint(model, choice, option, option_dfbs), variables)
+    return problem
+
+
+class KernelSolver(constraint.Solver):  # type: ignore[misc]
+    """Fewest-compatible-options-first search over strategy variables (see the module docstring)."""
+
+    def getSolution(
+        self,
+        domains: dict[Hashable, Any],
+        constraints: list[tuple[Any, Any]],
+        vconstraints: dict[Hashable, Any],
+    ) -> dict[Hashable, Any] | None:
+        models = {id(c.model): c.model for c, _ in constraints if isinstance(c, OptionConstraint)}
+        if len(models) > 1:
+            raise ValueError("KernelSolver solves one kernel model at a time")
+        if not models:
+            return {var: domain[0] for var, domain in domains.items()} if all(domains.values()) else None
+        model = next(iter(models.values()))
+        outcome = self.search(model)
+        if not outcome.ok:
+            return None
+        solution: dict[Hashable, Any] = {strategy_var(op): s for op, s in outcome.strategies.items()}
+        width = max(model.base.widths)
+        solution[WIDTH_VAR] = width
+        solution[SYNC_VAR] = model.sync_modes[0]
+        unpacked = set(model.base.unpack_dfbs(width))
+        for dfb in (var[1] for var in domains if isinstance(var, tuple) and var[0] == "unpack"):
+            solution[unpack_var(dfb)] = UnpackMode.UNPACK_TO_DEST if dfb in unpacked else UnpackMode.DEFAULT
+        return solution
+
+    def search(self, model: SearchModel) -> SearchOutcome:
+        """Solve `model`, leaving `model.base` at the solution found (or unchanged on failure)."""
+        full = _Search(model.applier, model.base, model.choices, split=True)
+        if full.run():
+            return SearchOutcome(strategies=full.assignment)
+        greedy = _Search(model.applier, model.base, model.choices, split=False, stop_at_dead_end=True)
+        greedy.run()
+        assert greedy.dead_end is not None
+        return SearchOutcome(conflict=greedy.dead_end)
+
+
+def solve_choices(
+    applier: Applier, state: KernelState, choices: Sequence[Choice]
+) -> dict[str, Strategy] | None:
+    """Strategies meeting every requirement from `state` (left at the solution), or None."""
+    search = _Search(applier, state, choices, split=True)
+    return search.assignment if search.run() else None
+
+
+@dataclass(slots=True)
+class _Frame:
+    choice: int
+    position: int = 0
+    applied: bool = False
+    mark: int = 0
+    count_undo: list[tuple[int, int]] = field(default_factory=list)
+
+
+class _Search:
+    """One iterative depth-first search over a walk-ordered list of choices."""
+
+    def __init__(
+        self,
+        applier: Applier,
+        state: KernelState,
+        choices: Sequence[Choice],
+        split: bool,
+        stop_at_dead_end: bool = False,
+        dfbs_of: Sequence[Sequence[int]] | None = None,
+    ) -> None:
+        self.applier = applier
+        self.state = state
+        self.choices = choices
+        self.summaries: dict[int, tuple[BatchSummary, ...]] = {}  # compiled on first use
+        self.split = split
+        self.stop_at_dead_end = stop_at_dead_end
+        self.assignment: dict[str, Strategy] = {}
+        self.dead_end: ConflictRecord | None = None
+        self.resolved = [False] * len(choices)
+        self.unresolved = len(choices)
+        self.dfbs_of = dfbs_of or [sorted({u.dfb for o in c.options for u in o.uses.dfb}) for c in choices]
+        self.by_dfb: dict[int, list[int]] = {}
+        for index, dfbs in enumerate(self.dfbs_of):
+            for dfb in dfbs:
+                self.by_dfb.setdefault(dfb, []).append(index)
+        self.heaps: dict[int, list[int]] = {}
+        self.counts: list[int] = []
+        self.widest = max((len(c.options) for c in choices), default=0)
+
+    def _count_all(self) -> None:
+        self.counts = [self._count(i) for i in range(len(self.choices))]
+        self.heaps = {}
+        for index, count in enumerate(self.counts):
+            self.heaps.setdefault(count, []).append(index)
+
+    def _count(self, index: int) -> int:
+        """Options of the choice that apply to the current state (6.6's compatibility count)."""
+        state, count = self.state, 0
+        for summary in self._summaries(index):
+            count += summary.fits(state)
+        return count
+
+    def _summaries(self, index: int) -> tuple[BatchSummary, ...]:
+        summaries = self.summaries.get(index)
+        if summaries is None:
+            options = self.choices[index].options
+            summaries = self.summaries[index] = tuple(self.applier.summarize(o.uses) for o in options)
+        return summaries
+
+    def _first(self, count: int) -> int | None:
+        """First unresolved choice in walk order with exactly `count` compatible options."""
+        heap = self.heaps.get(count)
+        while heap:
+            index = heap[0]
+            if not self.resolved[index] and self.counts[index] == count:
+                return index
+            heapq.heappop(heap)
+        return None
+
+    def _set_count(self, index: int, count: int) -> None:
+        self.counts[index] = count
+        heapq.heappush(self.heaps.setdefault(count, []), index)
+
+    def _pick(self) -> int | None:
+        for count in range(1, self.widest + 1):
+            index = self._first(count)
+            if index is not None:
+                return index
+        return None
+
+    def _dead(self) -> bool:
+        """A zero-count choice ends this branch with the conflict of its first option."""
+        index = self._first(0)
+        if index is None:
+            return False
+        if self.dead_end is None:
+            mark = self.state.mark()
+            self.dead_end = self.applier.apply(self.state, self.choices[index].options[0].uses)
+            self.state.undo(mark)
+        return True
+
+    def _commit(self, frame: _Frame, option: ChoiceOption, mark: int) -> None:
+        """Record the assignment and re-count only the neighbours the application touched."""
+        frame.applied, frame.mark = True, mark
+        self.resolved[frame.choice] = True
+        self.unresolved -= 1
+        self.assignment[self.choices[frame.choice].op] = option.strategy
+        changed = self.state.trail[mark:]
+        if not changed:
+            return
+        if any(kind == "width" for kind, _, _ in changed):
+            affected: Sequence[int] = range(len(self.choices))
+        else:
+            dfbs = sorted({key[1] for kind, key, _ in changed if kind == "modes"})  # type: ignore[index]
+            affected = sorted({i for dfb in dfbs for i in self.by_dfb.get(dfb, ())})
+        for index in affected:
+            if self.resolved[index]:
+                continue
+            count = self._count(index)
+            if count != self.counts[index]:
+                frame.count_undo.append((index, self.counts[index]))
+                self._set_count(index, count)
+
+    def _retract(self, frame: _Frame) -> None:
+        self.state.undo(frame.mark)
+        for index, count in reversed(frame.count_undo):
+            self._set_count(index, count)
+        frame.count_undo.clear()
+        frame.applied = False
+        self.resolved[frame.choice] = False
+        self.unresolved += 1
+        del self.assignment[self.choices[frame.choice].op]
+        self._set_count(frame.choice, self.counts[frame.choice])
+
+    def _advance(self, frame: _Frame) -> bool:
+        """Apply the frame's next option that fits (FPU first); False when none is left."""
+        options = self.choices[frame.choice].options
+        while frame.position < len(options):
+            position = frame.position
+            frame.position += 1
+            mark = self.state.mark()
+            if self._apply(frame.choice, position):
+                self._commit(frame, options[position], mark)
+                return True
+            self.state.undo(mark)
+        return False
+
+    def _apply(self, index: int, position: int) -> bool:
+        """Apply one option: literally (keeping conflict evidence) on the conflict pass, else compiled."""
+        if self.stop_at_dead_end:
+            return self.applier.apply(self.state, self.choices[index].options[position].uses) is None
+        return self._summaries(index)[position].commit(self.state)
+
+    def _solve_components(self) -> bool:
+        """Width fixed: each op-DFB component of the unresolved choices is solved on its own."""
+        pending = [i for i in range(len(self.choices)) if not self.resolved[i]]
+        graph = nx.Graph()
+        graph.add_nodes_from(pending)
+        graph.add_edges_from((i, ("dfb", dfb)) for i in pending for dfb in self.dfbs_of[i])
+        components = sorted(
+            sorted(n for n in c if isinstance(n, int)) for c in nx.connected_components(graph)
+        )
+        mark = self.state.mark()
+        solved: dict[str, Strategy] = {}
+        for members in components:
+            strategy = self._solve_alone(members[0]) if len(members) == 1 else self._solve_together(members)
+            if strategy is None:
+                self.state.undo(mark)
+                return False
+            solved.update(strategy)
+        self.assignment.update(solved)
+        return True
+
+    def _solve_alone(self, index: int) -> dict[str, Strategy] | None:
+        """A choice sharing no DFB with another: its first option that applies."""
+        for option in self.choices[index].options:
+            mark = self.state.mark()
+            if self.applier.apply(self.state, option.uses) is None:
+                return {self.choices[index].op: option.strategy}
+            self.state.undo(mark)
+        return None
+
+    def _solve_together(self, members: list[int]) -> dict[str, Strategy] | None:
+        choices, dfbs_of = [self.choices[i] for i in members], [self.dfbs_of[i] for i in members]
+        sub = _Search(self.applier, self.state, choices, split=False, dfbs_of=dfbs_of)
+        return sub.assignment if sub.run() else None
+
+    def _node(self) -> bool | None:
+        """At a search node: True = complete, False = dead, None = branch on `self._pick()`."""
+        if self._dead():
+            return False
+        if not self.unresolved:
+            return True
+        if self.split and len(self.state.widths) == 1:
+            return self._solve_components()
+        return None
+
+    def run(self) -> bool:
+        """Iterative DFS; on failure the state is restored to where it started."""
+        if self.split and len(self.state.widths) == 1:
+            return self._solve_components()  # nothing to count at a root that is split at once
+        self._count_all()
+        stack: list[_Frame] = []
+        while True:
+            verdict = self._node()
+            if verdict is True:
+                return True
+            if verdict is None:
+                choice = self._pick()
+                assert choice is not None
+                stack.append(_Frame(choice))
+            elif self.stop_at_dead_end:
+                while stack:
+                    self._retract(stack.pop())
+                return False
+            while stack:
+                frame = stack[-1]
+                if frame.applied:
+                    self._retract(frame)
+                if self._advance(frame):
+                    break
+                stack.pop()
+            else:
+                return False

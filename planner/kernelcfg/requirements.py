@@ -1,0 +1,415 @@
+"""`KernelRequirements`: per-op uses collected from the request (kernel-config.md section 3).
+
+Fixed ops contribute uses at once; each strategy-dependent op keeps every legal option with
+its complete uses. Every use names its op and operand. No architecture checks happen here
+(the DFB-index range check is the resolver's step 2).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from planner.contract import RequestError
+from planner.kernelcfg.codes import (
+    DFB_INDEX_UNFINALIZED,
+    DST_SLOTS_INVALID,
+    OPERAND_DFB_UNRESOLVED,
+    OPERAND_NOT_TILE,
+    STRATEGY_ATTR_MALFORMED,
+    STRATEGY_ATTR_ON_FIXED_OP,
+    STRATEGY_EXPLICIT_DFB_UNRESOLVED,
+    STRATEGY_EXPLICIT_ILLEGAL,
+    STRATEGY_NONE_LEGAL,
+    STRATEGY_SEMANTICS_MISSING,
+    KcfgError,
+    op_message,
+)
+from planner.kernelcfg.protocol import (
+    DfbOperand,
+    KernelcfgResolveRequest,
+    KernelOp,
+    Operand,
+    ScalarOperand,
+    UnattachedOperand,
+    UnfinalizedDfbOperand,
+    ValueOperand,
+)
+from planner.kernelcfg.semantics import (
+    DST_IF_PRODUCED,
+    OpSemantics,
+    RouteSpec,
+    Strategy,
+    StrategyOption,
+    semantics_for,
+)
+from planner.targets.tenstorrent import TT_DTYPES, FullFp32Kind, Primitive, Route, TtDtype
+
+
+@dataclass(frozen=True, slots=True)
+class DestinationUse:
+    """A DST element of `elem` produced or consumed by `primitive` (operand None: the result)."""
+
+    op: str
+    mnemonic: str
+    operand: int | None
+    primitive: Primitive
+    elem: TtDtype
+
+
+@dataclass(frozen=True, slots=True)
+class DFBInputUse:
+    """Operand `operand` of the op reads DFB `dfb` through `route`."""
+
+    op: str
+    mnemonic: str
+    operand: int
+    dfb: int
+    primitive: Primitive
+    route: Route
+    elem: TtDtype
+
+
+@dataclass(frozen=True, slots=True)
+class UseBatch:
+    """Uses applied together (6.4): destination uses first, then DFB uses, each in collection order."""
+
+    destination: tuple[DestinationUse, ...] = ()
+    dfb: tuple[DFBInputUse, ...] = ()
+
+    def __add__(self, other: UseBatch) -> UseBatch:
+        return UseBatch(self.destination + other.destination, self.dfb + other.dfb)
+
+
+@dataclass(frozen=True, slots=True)
+class ChoiceOption:
+    strategy: Strategy
+    uses: UseBatch
+
+
+@dataclass(frozen=True, slots=True)
+class Choice:
+    """A strategy-dependent op: its legal options (FPU first once the resolver sorts them)."""
+
+    op: str
+    mnemonic: str
+    walk: int
+    options: tuple[ChoiceOption, ...]
+    explicit: Strategy | None
+
+
+@dataclass(frozen=True, slots=True)
+class Fp32Use:
+    """A fixed reduce/matmul op whose full-fp32 accumulation is configurable."""
+
+    op: str
+    kind: FullFp32Kind
+
+
+@dataclass(frozen=True, slots=True)
+class KernelRequirements:
+    fixed: UseBatch
+    choices: tuple[Choice, ...]
+    fp32_uses: tuple[Fp32Use, ...]
+
+    def all_dfb_uses(self) -> Iterator[DFBInputUse]:
+        """Every DFB use, fixed and optional, op by op in walk order (for the range check)."""
+        by_op: dict[str, list[DFBInputUse]] = {}
+        for use in self.fixed.dfb:
+            by_op.setdefault(use.op, []).append(use)
+        for choice in self.choices:
+            for option in choice.options:
+                by_op.setdefault(choice.op, []).extend(option.uses.dfb)
+        for uses in by_op.values():
+            yield from uses
+
+
+@dataclass(frozen=True, slots=True)
+class _Tile:
+    """An operand as section 3 sees it: a tile (or not), its element, its DFB if it resolves."""
+
+    is_tile: bool
+    elem: TtDtype
+    dfb: int | None
+    unfinalized: bool
+    produced: bool  # the DST-resident result of another tile op
+
+
+class _Collector:
+    """Resolves operands against the request's DFB table and producer ops."""
+
+    def __init__(self, request: KernelcfgResolveRequest) -> None:
+        self.dfb_dtypes: dict[int, TtDtype] = {}
+        for spec in request.dfbs:
+            if spec.index in self.dfb_dtypes:
+                raise RequestError("request.invalid", f"dfbs lists index {spec.index} twice")
+            self.dfb_dtypes[spec.index] = _dtype(spec.dtype, f"dfbs[{spec.index}]")
+        self.ops_by_id: dict[str, KernelOp] = {}
+        for op in request.ops:
+            if op.id in self.ops_by_id:
+                raise RequestError("request.invalid", f"duplicate op id '{op.id}'")
+            self.ops_by_id[op.id] = op
+        self.result_elems: dict[str, TtDtype] = {}
+
+    def tile(self, op: KernelOp, operand: Operand) -> _Tile:
+        if isinstance(operand, DfbOperand):
+            elem = self.dfb_dtypes.get(operand.dfb)
+            if elem is None:
+                raise RequestError(
+                    "request.invalid", f"op '{op.id}' reads DFB {operand.dfb}, absent from dfbs"
+                )
+            return _Tile(True, elem, operand.dfb, False, False)
+        if isinstance(operand, ValueOperand):
+            return _Tile(True, self.result_elem(self._producer(op, operand)), None, False, True)
+        if isinstance(operand, UnattachedOperand):
+            return _Tile(True, _dtype(operand.unattached, op.id), None, False, False)
+        if isinstance(operand, ScalarOperand):
+            return _Tile(False, _dtype(operand.scalar, op.id), None, False, False)
+        assert isinstance(operand, UnfinalizedDfbOperand)
+        return _Tile(True, _dtype("f32", op.id), None, True, False)
+
+    def result_elem(self, op: KernelOp) -> TtDtype:
+        """The result element type: `result_dtype`, else the first tile operand's (followed iteratively)."""
+        chain: list[str] = []
+        current = op
+        while current.id not in self.result_elems:
+            if current.id in chain:
+                raise RequestError(
+                    "request.invalid", f"op '{op.id}': result_dtype is needed (values form a cycle)"
+                )
+            chain.append(current.id)
+            if current.result_dtype is not None:
+                self.result_elems[current.id] = _dtype(current.result_dtype, current.id)
+                break
+            source = next(
+                (o for o in current.operands if not isinstance(o, (ScalarOperand, UnfinalizedDfbOperand))),
+                None,
+            )
+            if source is None:
+                raise RequestError(
+                    "request.invalid",
+                    f"op '{current.id}' needs result_dtype (no tile operand to take it from)",
+                )
+            if not isinstance(source, ValueOperand):
+                self.result_elems[current.id] = self.tile(current, source).elem
+                break
+            current = self._producer(current, source)
+        elem = self.result_elems[current.id]
+        self.result_elems.update(dict.fromkeys(chain, elem))
+        return elem
+
+    def _producer(self, op: KernelOp, operand: ValueOperand) -> KernelOp:
+        producer = self.ops_by_id.get(operand.value)
+        if producer is None or producer.id == op.id:
+            raise RequestError("request.invalid", f"op '{op.id}' uses unknown value '{operand.value}'")
+        return producer
+
+
+def _dtype(name: str, where: str) -> TtDtype:
+    dtype = TT_DTYPES.get(name)
+    if dtype is None:
+        known = ", ".join(sorted(TT_DTYPES))
+        raise RequestError(
+            "request.unknown_dtype", f"{where}: unknown element type '{name}' (known: {known})"
+        )
+    return dtype
+
+
+def _route(spec: RouteSpec, tile: _Tile) -> Route:
+    if spec == DST_IF_PRODUCED:
+        return Route.DST if tile.produced else Route.DFB
+    assert isinstance(spec, Route)
+    return spec
+
+
+class _Unresolved(Exception):
+    """A DFB-routed operand that does not resolve (fatal for fixed ops, drops a choice option)."""
+
+    def __init__(self, operand: int) -> None:
+        super().__init__(operand)
+        self.operand = operand
+
+
+def _operand_uses(
+    op: KernelOp, primitive: Primitive, routes: tuple[RouteSpec, ...], collector: _Collector
+) -> UseBatch:
+    """Section 3 steps 1-4 for each routed operand."""
+    destination: list[DestinationUse] = []
+    dfb: list[DFBInputUse] = []
+    for number, operand in enumerate(op.operands):
+        spec = routes[number] if number < len(routes) else Route.NONE
+        if spec is Route.NONE:
+            continue
+        tile = collector.tile(op, operand)
+        if not tile.is_tile:
+            raise KcfgError(
+                OPERAND_NOT_TILE,
+                op_message(op.op, f"expected a tile or tensor-of-tiles operand, got '{tile.elem.name}'"),
+                "op",
+                op.id,
+                number,
+            )
+        if tile.unfinalized:
+            raise KcfgError(
+                DFB_INDEX_UNFINALIZED,
+                op_message(op.op, "uses a dataflow buffer without a finalized index"),
+                "op",
+                op.id,
+                number,
+            )
+        route = _route(spec, tile)
+        if tile.dfb is not None:
+            dfb.append(DFBInputUse(op.id, op.op, number, tile.dfb, primitive, route, tile.elem))
+        elif route is Route.DFB:
+            raise _Unresolved(number)
+        if route is Route.DST:
+            destination.append(DestinationUse(op.id, op.op, number, primitive, tile.elem))
+    return UseBatch(tuple(destination), tuple(dfb))
+
+
+def _result_uses(op: KernelOp, semantics: OpSemantics, collector: _Collector) -> UseBatch:
+    if not semantics.result_in_dst:
+        return UseBatch()
+    use = DestinationUse(op.id, op.op, None, semantics.primitive, collector.result_elem(op))
+    return UseBatch((use,))
+
+
+def _explicit_strategy(op: KernelOp, semantics: OpSemantics) -> Strategy | None:
+    """Section 2's explicit-attribute rules that do not depend on the operands."""
+    if op.explicit_strategy is None:
+        return None
+    try:
+        explicit = Strategy(op.explicit_strategy)
+    except ValueError:
+        raise KcfgError(
+            STRATEGY_ATTR_MALFORMED,
+            op_message(op.op, "ttl.tile_execution_strategy must be a #ttl.tile_execution_strategy attribute"),
+            "op",
+            op.id,
+        ) from None
+    if not semantics.is_choice:
+        raise KcfgError(
+            STRATEGY_ATTR_ON_FIXED_OP,
+            op_message(
+                op.op,
+                "ttl.tile_execution_strategy is only valid on tile operations "
+                "with execution-strategy alternatives",
+            ),
+            "op",
+            op.id,
+        )
+    return explicit
+
+
+def _legal_strategies(op: KernelOp, collector: _Collector) -> frozenset[Strategy]:
+    """FPU is legal only for a float result over operands addressing the same tile."""
+    if collector.result_elem(op).is_float and op.same_tile_coords:
+        return frozenset(Strategy)
+    return frozenset({Strategy.SFPU})
+
+
+def _legal_options(op: KernelOp, semantics: OpSemantics, legal: frozenset[Strategy]) -> list[StrategyOption]:
+    """The semantics of every legal strategy, FPU first; a legal strategy must have semantics."""
+    by_strategy = {option.strategy: option for option in semantics.choices}
+    options = []
+    for strategy in (s for s in Strategy if s in legal):
+        if strategy not in by_strategy:
+            text = "has no semantics for a legal tile strategy"
+            raise KcfgError(STRATEGY_SEMANTICS_MISSING, op_message(op.op, text), "op", op.id)
+        options.append(by_strategy[strategy])
+    return options
+
+
+def _choice(op: KernelOp, walk: int, semantics: OpSemantics, collector: _Collector) -> Choice:
+    arity = max(len(option.routes) for option in semantics.choices)
+    if len(op.operands) != arity:
+        raise RequestError(
+            "request.invalid", f"op '{op.id}' ({op.op}) takes {arity} operands, got {len(op.operands)}"
+        )
+    explicit = _explicit_strategy(op, semantics)
+    legal = _legal_strategies(op, collector)
+    if explicit is not None and explicit not in legal:
+        raise KcfgError(
+            STRATEGY_EXPLICIT_ILLEGAL,
+            op_message(op.op, "explicit ttl.tile_execution_strategy is not legal for its operands"),
+            "op",
+            op.id,
+        )
+    result = _result_uses(op, semantics, collector)
+    options: list[ChoiceOption] = []
+    for candidate in _legal_options(op, semantics, legal):
+        if explicit not in (None, candidate.strategy):
+            continue
+        try:
+            uses = _operand_uses(op, semantics.primitive, candidate.routes, collector)
+        except _Unresolved as unresolved:
+            if explicit is None:
+                continue
+            raise KcfgError(
+                STRATEGY_EXPLICIT_DFB_UNRESOLVED,
+                op_message(
+                    op.op,
+                    f"operand {unresolved.operand} does not resolve to a dataflow buffer required by "
+                    "explicit ttl.tile_execution_strategy",
+                ),
+                "op",
+                op.id,
+                unresolved.operand,
+            ) from None
+        options.append(ChoiceOption(candidate.strategy, uses + result))
+    if not options:
+        raise KcfgError(
+            STRATEGY_NONE_LEGAL, op_message(op.op, "has no legal tile execution strategy"), "op", op.id
+        )
+    return Choice(op.id, op.op, walk, tuple(options), explicit)
+
+
+def _check_slots(op: KernelOp, semantics: OpSemantics) -> None:
+    if semantics.slots_attr is None:
+        return
+    slots = op.attrs.get(semantics.slots_attr, 1)
+    if not isinstance(slots, int) or isinstance(slots, bool) or slots < 0:
+        raise RequestError("request.invalid", f"op '{op.id}': attrs.{semantics.slots_attr} must be a count")
+    if slots == 0:
+        raise KcfgError(
+            DST_SLOTS_INVALID, op_message(op.op, "requires 0 DST slots; at least 1 is needed"), "op", op.id
+        )
+
+
+def _fixed_uses(op: KernelOp, semantics: OpSemantics, collector: _Collector) -> UseBatch:
+    _explicit_strategy(op, semantics)
+    try:
+        uses = _operand_uses(op, semantics.primitive, semantics.routes, collector)
+    except _Unresolved as unresolved:
+        raise KcfgError(
+            OPERAND_DFB_UNRESOLVED,
+            op_message(
+                op.op,
+                f"operand {unresolved.operand} must resolve to a dataflow buffer for the selected strategy",
+            ),
+            "op",
+            op.id,
+            unresolved.operand,
+        ) from None
+    _check_slots(op, semantics)
+    return uses + _result_uses(op, semantics, collector)
+
+
+def collect_requirements(request: KernelcfgResolveRequest) -> KernelRequirements:
+    """Section 3: walk the ops in order; the first op error wins."""
+    collector = _Collector(request)
+    destination: list[DestinationUse] = []
+    dfb: list[DFBInputUse] = []
+    choices: list[Choice] = []
+    fp32_uses: list[Fp32Use] = []
+    for walk, op in enumerate(request.ops):
+        semantics = semantics_for(op.id, op.op, op.attrs)
+        if semantics.is_choice:
+            choices.append(_choice(op, walk, semantics, collector))
+            continue
+        uses = _fixed_uses(op, semantics, collector)
+        destination.extend(uses.destination)
+        dfb.extend(uses.dfb)
+        if semantics.full_fp32 is not None:
+            fp32_uses.append(Fp32Use(op.id, semantics.full_fp32))
+    return KernelRequirements(UseBatch(tuple(destination), tuple(dfb)), tuple(choices), tuple(fp32_uses))

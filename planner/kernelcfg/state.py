@@ -1,0 +1,378 @@
+"""The resolution state and step 4's batch application (kernel-config.md section 6).
+
+The state is a set of width candidates; each candidate holds, per DFB, the still-allowed
+unpack modes and the first use that constrained it; plus the 32-bit and 16-bit evidence.
+Every write goes through a trail so a search can undo to a mark instead of copying.
+Conflicts are typed records carrying their evidence; `describe` renders section 8 wording.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Literal, TypeAlias, TypeVar, cast
+
+from planner.kernelcfg.codes import (
+    DFB_CONFIG_UNSUPPORTED,
+    DFB_UNPACK_CONFLICT,
+    DST_WIDTH_CONFLICT,
+    DST_WIDTH_DISABLED_CONFLICT,
+    DST_WIDTH_EXPLICIT_UNSUPPORTED,
+    DST_WIDTH_UNSUPPORTED,
+    EXPLICIT_UNPACK_CONFLICT,
+    KcfgError,
+    Note,
+    op_message,
+)
+from planner.kernelcfg.requirements import DestinationUse, DFBInputUse, UseBatch
+from planner.targets.tenstorrent import WIDTHS, KernelTargetEnvironment, UnpackMode
+
+FUNCTION: Literal["function"] = "function"
+Evidence: TypeAlias = DestinationUse | Literal["function"] | None
+
+
+@dataclass(frozen=True, slots=True)
+class UnsupportedDestination:
+    use: DestinationUse
+
+
+@dataclass(frozen=True, slots=True)
+class DestinationWidthConflict:
+    evidence32: Evidence
+    evidence16: Evidence
+
+
+@dataclass(frozen=True, slots=True)
+class ExplicitUnpackConflict:
+    use: DFBInputUse
+    required: UnpackMode
+
+
+@dataclass(frozen=True, slots=True)
+class DFBUnpackConflict:
+    first: DFBInputUse
+    second: DFBInputUse
+
+
+@dataclass(frozen=True, slots=True)
+class UnsupportedDFBConfiguration:
+    use: DFBInputUse
+
+
+ConflictRecord: TypeAlias = (
+    UnsupportedDestination
+    | DestinationWidthConflict
+    | ExplicitUnpackConflict
+    | DFBUnpackConflict
+    | UnsupportedDFBConfiguration
+)
+
+_ALL_MODES = frozenset(UnpackMode)
+_MISSING = object()
+_V = TypeVar("_V")
+
+
+class KernelState:
+    """Width candidates with per-DFB mode sets, evidence, and an undo trail."""
+
+    __slots__ = ("ev16", "ev32", "first_use", "modes", "trail", "widths")
+
+    def __init__(self, widths: Iterable[int]) -> None:
+        self.widths: set[int] = set(widths)
+        self.modes: dict[tuple[int, int], frozenset[UnpackMode]] = {}  # (width, dfb) -> modes
+        self.first_use: dict[tuple[int, int], DFBInputUse] = {}
+        self.ev32: Evidence = None
+        self.ev16: Evidence = None
+        self.trail: list[tuple[str, object, object]] = []
+
+    def mark(self) -> int:
+        return len(self.trail)
+
+    def undo(self, mark: int) -> None:
+        """Restore every write made since `mark`, newest first."""
+        trail = self.trail
+        while len(trail) > mark:
+            kind, key, old = trail.pop()
+            if kind == "width":
+                self.widths.add(key)  # type: ignore[arg-type]
+            elif kind == "modes":
+                _restore(self.modes, key, old)  # type: ignore[arg-type]
+            elif kind == "first":
+                _restore(self.first_use, key, old)  # type: ignore[arg-type]
+            elif kind == "ev32":
+                self.ev32 = old  # type: ignore[assignment]
+            else:
+                self.ev16 = old  # type: ignore[assignment]
+
+    def erase_width(self, width: int) -> None:
+        self.widths.discard(width)
+        self.trail.append(("width", width, None))
+
+    def set_modes(self, width: int, dfb: int, modes: frozenset[UnpackMode], use: DFBInputUse | None) -> None:
+        """Record `modes` (and `use` as the first constraint); None: a summary commit, no provenance."""
+        key = (width, dfb)
+        old = self.modes.get(key, _MISSING)
+        if old == modes:
+            return  # unchanged: neither a trail entry nor a reason to re-count neighbours
+        self.trail.append(("modes", key, old))
+        self.modes[key] = modes
+        if use is not None and key not in self.first_use:
+            self.trail.append(("first", key, _MISSING))
+            self.first_use[key] = use
+
+    def set_evidence(self, bits: int, evidence: Evidence) -> None:
+        if bits == 32:
+            self.trail.append(("ev32", None, self.ev32))
+            self.ev32 = evidence
+        else:
+            self.trail.append(("ev16", None, self.ev16))
+            self.ev16 = evidence
+
+    def unpack_dfbs(self, width: int) -> list[int]:
+        """6.9: DFBs whose mode set at `width` is exactly unpack-to-DST, ascending."""
+        only_unpack = frozenset({UnpackMode.UNPACK_TO_DEST})
+        return sorted(dfb for (w, dfb), modes in self.modes.items() if w == width and modes == only_unpack)
+
+
+def _restore(table: dict[tuple[int, int], _V], key: tuple[int, int], old: object) -> None:
+    if old is _MISSING:
+        del table[key]
+    else:
+        table[key] = cast(_V, old)
+
+
+def initial_state(fp32_dest_acc: str) -> KernelState:
+    """6.3: policy enabled keeps Bits32 (evidence: function); disabled keeps Bits16."""
+    if fp32_dest_acc == "enabled":
+        state = KernelState((32,))
+        state.ev32 = FUNCTION
+    elif fp32_dest_acc == "disabled":
+        state = KernelState((16,))
+        state.ev16 = FUNCTION
+    else:
+        state = KernelState(WIDTHS)
+    return state
+
+
+@dataclass(frozen=True, slots=True)
+class BatchSummary:
+    """Per width candidate a batch can keep, the unpack modes it leaves each DFB it reads.
+
+    A candidate survives `Applier.apply` exactly when every destination use allows its width
+    and each read DFB keeps a mode in the intersection of the batch's demands with the state's
+    recorded modes; so `fits` answers "would `apply` succeed" without applying.
+    """
+
+    demands: tuple[tuple[int, tuple[tuple[int, frozenset[UnpackMode]], ...]], ...]
+    by_width: dict[int, tuple[tuple[int, frozenset[UnpackMode]], ...]] = field(init=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "by_width", dict(self.demands))
+
+    def fits(self, state: KernelState) -> bool:
+        widths = state.widths
+        for width, demand in self.demands:  # noqa: SIM110 - a plain loop: the search's inner test
+            if width in widths and _keeps(state.modes, width, demand):
+                return True
+        return False
+
+    def commit(self, state: KernelState) -> bool:
+        """Apply the batch's effect on widths and modes (no conflict provenance); False if none survives."""
+        for width in sorted(state.widths):
+            demand = self.by_width.get(width)
+            if demand is None or not _keeps(state.modes, width, demand):
+                state.erase_width(width)
+                continue
+            for dfb, modes in demand:
+                state.set_modes(width, dfb, modes & state.modes.get((width, dfb), _ALL_MODES), None)
+        return bool(state.widths)
+
+
+def _keeps(
+    recorded: dict[tuple[int, int], frozenset[UnpackMode]],
+    width: int,
+    demand: tuple[tuple[int, frozenset[UnpackMode]], ...],
+) -> bool:
+    """Each demanded DFB keeps a mode at `width` (a plain loop: this is the search's inner test)."""
+    for dfb, modes in demand:  # noqa: SIM110
+        if not modes & recorded.get((width, dfb), _ALL_MODES):
+            return False
+    return True
+
+
+@dataclass(frozen=True, slots=True)
+class Applier:
+    """Applies use batches under one target and one explicit unpack set (6.4)."""
+
+    target: KernelTargetEnvironment
+    explicit_unpack: frozenset[int] | None
+    explicit_scope: frozenset[int] | None = None  # DFBs the explicit set speaks for; None: all
+    summaries: dict[object, BatchSummary] = field(default_factory=dict, compare=False, repr=False)
+
+    def explicit_applies(self, use: DFBInputUse) -> bool:
+        """The explicit set constrains f32 DFBs only; entries for other types are inert."""
+        if self.explicit_unpack is None or not use.elem.is_f32:
+            return False
+        return self.explicit_scope is None or use.dfb in self.explicit_scope
+
+    def apply(self, state: KernelState, batch: UseBatch) -> ConflictRecord | None:
+        """All destination uses, then all DFB uses, each in collection order; stop at a conflict."""
+        for use in batch.destination:
+            conflict = self.apply_destination(state, use)
+            if conflict is not None:
+                return conflict
+        for dfb_use in batch.dfb:
+            conflict = self.apply_dfb(state, dfb_use)
+            if conflict is not None:
+                return conflict
+        return None
+
+    def summarize(self, batch: UseBatch) -> BatchSummary:
+        """`batch` folded per width candidate: what `apply` would demand of each (see `BatchSummary`)."""
+        key = (
+            tuple((use.primitive, use.elem.name) for use in batch.destination),
+            tuple((use.dfb, use.primitive, use.route, use.elem.name) for use in batch.dfb),
+        )
+        summary = self.summaries.get(key)
+        if summary is None:
+            summary = self.summaries[key] = self._summarize(batch)
+        return summary
+
+    def _summarize(self, batch: UseBatch) -> BatchSummary:
+        demands: dict[int, dict[int, frozenset[UnpackMode]]] = {}
+        for width in WIDTHS:
+            if not all(self.destination_allows(use, width) for use in batch.destination):
+                continue
+            modes: dict[int, frozenset[UnpackMode]] = {}
+            for use in batch.dfb:
+                pairs = self.target.supported_dfb_configurations(use.primitive, use.route, use.elem)
+                allowed = frozenset(m for w, m in pairs if w == width) & self.configured(use)
+                modes[use.dfb] = modes.get(use.dfb, _ALL_MODES) & allowed
+            if all(modes.values()):
+                demands[width] = modes
+        return BatchSummary(tuple((width, tuple(modes.items())) for width, modes in demands.items()))
+
+    def destination_allows(self, use: DestinationUse, width: int) -> bool:
+        if width == 16 and use.elem.is_32bit:
+            return False
+        return self.target.supports_destination_width(use.primitive, use.elem, width)
+
+    def apply_destination(self, state: KernelState, use: DestinationUse) -> ConflictRecord | None:
+        s16 = self.destination_allows(use, 16)
+        s32 = self.destination_allows(use, 32)
+        if not (s16 or s32):
+            return UnsupportedDestination(use)
+        if use.elem.is_32bit and state.ev32 is None:
+            state.set_evidence(32, use)
+        if not s32 and state.ev16 is None:
+            state.set_evidence(16, use)
+        for width, allowed in ((16, s16), (32, s32)):
+            if not allowed and width in state.widths:
+                state.erase_width(width)
+        if not state.widths:
+            return DestinationWidthConflict(state.ev32, state.ev16)
+        return None
+
+    def apply_dfb(self, state: KernelState, use: DFBInputUse) -> ConflictRecord | None:
+        pairs = self.target.supported_dfb_configurations(use.primitive, use.route, use.elem)
+        configured = self.configured(use)
+        conflict: ConflictRecord | None = None
+        for width in sorted(state.widths):
+            key = (width, use.dfb)
+            allowed = frozenset(mode for w, mode in pairs if w == width) & configured
+            allowed &= state.modes.get(key, _ALL_MODES)
+            if allowed:
+                state.set_modes(width, use.dfb, allowed, use)
+                continue
+            state.erase_width(width)
+            if conflict is None:
+                conflict = self._dfb_conflict(state, use, key, pairs)
+        return conflict if not state.widths else None
+
+    def configured(self, use: DFBInputUse) -> frozenset[UnpackMode]:
+        """The modes the explicit set leaves this use (all modes where it does not apply)."""
+        if not self.explicit_applies(use):
+            return _ALL_MODES
+        assert self.explicit_unpack is not None
+        listed = use.dfb in self.explicit_unpack
+        return frozenset({UnpackMode.UNPACK_TO_DEST if listed else UnpackMode.DEFAULT})
+
+    def _dfb_conflict(
+        self,
+        state: KernelState,
+        use: DFBInputUse,
+        key: tuple[int, int],
+        pairs: frozenset[tuple[int, UnpackMode]],
+    ) -> ConflictRecord:
+        if self.explicit_applies(use):
+            modes = {mode for _, mode in pairs}
+            required = UnpackMode.UNPACK_TO_DEST if UnpackMode.UNPACK_TO_DEST in modes else UnpackMode.DEFAULT
+            return ExplicitUnpackConflict(use, required)
+        first = state.first_use.get(key)
+        if first is not None:
+            return DFBUnpackConflict(first, use)
+        return UnsupportedDFBConfiguration(use)
+
+
+def _bcast_note(use: DestinationUse) -> Note:
+    return Note(
+        use.op,
+        use.operand,
+        f"the target does not support 32-bit destination elements for ttl.{use.mnemonic} "
+        f"with '{use.elem.name}' elements",
+    )
+
+
+def _width_conflict(conflict: DestinationWidthConflict) -> KcfgError:
+    """Section 8's width-conflict message selection."""
+    ev32, ev16 = conflict.evidence32, conflict.evidence16
+    note = _bcast_note(ev16) if isinstance(ev16, DestinationUse) else None
+    if ev16 == FUNCTION and isinstance(ev32, DestinationUse):
+        text = (
+            "requires 32-bit destination elements, but fp32 destination accumulation is explicitly disabled"
+        )
+        return KcfgError(
+            DST_WIDTH_DISABLED_CONFLICT, op_message(ev32.mnemonic, text), "op", ev32.op, ev32.operand
+        )
+    if isinstance(ev32, DestinationUse):
+        text = (
+            "requires 32-bit destination elements, "
+            "but no kernel-wide destination width supports all tile operations"
+        )
+        return KcfgError(
+            DST_WIDTH_CONFLICT, op_message(ev32.mnemonic, text), "op", ev32.op, ev32.operand, note
+        )
+    text = "explicit 32-bit destination elements are unsupported by the kernel's tile operations"
+    return KcfgError(DST_WIDTH_EXPLICIT_UNSUPPORTED, text, "function", note=note)
+
+
+def describe(conflict: ConflictRecord) -> KcfgError:
+    """Render a typed conflict with section 8's code, wording, location and note."""
+    if isinstance(conflict, DestinationWidthConflict):
+        return _width_conflict(conflict)
+    if isinstance(conflict, UnsupportedDestination):
+        dest = conflict.use
+        text = f"has no target-supported destination element width for '{dest.elem.name}' elements"
+        return KcfgError(DST_WIDTH_UNSUPPORTED, op_message(dest.mnemonic, text), "op", dest.op, dest.operand)
+    if isinstance(conflict, ExplicitUnpackConflict):
+        use = conflict.use
+        if conflict.required is UnpackMode.UNPACK_TO_DEST:
+            text = "requires unpack-to-DST-f32 mode, but ttl.unpack_to_dest_fp32 excludes this index"
+        else:
+            text = "requires default unpack mode, but ttl.unpack_to_dest_fp32 includes this index"
+        message = op_message(use.mnemonic, f"dataflow buffer {use.dfb} {text}")
+        return KcfgError(EXPLICIT_UNPACK_CONFLICT, message, "op", use.op, use.operand)
+    if isinstance(conflict, DFBUnpackConflict):
+        first, second = conflict.first, conflict.second
+        note = Note(
+            first.op, first.operand, f"operand {first.operand} establishes the conflicting unpack mode"
+        )
+        message = op_message(
+            second.mnemonic, f"dataflow buffer {second.dfb} requires incompatible unpack modes in one kernel"
+        )
+        return KcfgError(DFB_UNPACK_CONFLICT, message, "op", second.op, second.operand, note)
+    use = conflict.use
+    text = (
+        f"dataflow buffer {use.dfb} has no target-supported destination-width and unpack-route configuration"
+    )
+    return KcfgError(DFB_CONFIG_UNSUPPORTED, op_message(use.mnemonic, text), "op", use.op, use.operand)

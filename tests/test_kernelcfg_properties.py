@@ -1,0 +1,108 @@
+"""Oracle-backed properties of the resolver on small random kernels."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import assume, given, settings
+
+from planner.kernelcfg import resolve
+from planner.kernelcfg.api import resolve_on
+from planner.kernelcfg.explain import Requirement, build_records, satisfiable, strip_explicit
+from planner.kernelcfg.protocol import KernelcfgResolveRequest
+from planner.kernelcfg.requirements import collect_requirements
+from planner.kernelcfg.resolver import resolve_with
+from planner.testing.oracles.kernel_enum import enum_oracle
+from planner.testing.oracles.kernel_literal import literal_resolve
+from planner.testing.strategies.kernels import kernel_requests
+
+
+@given(kernel_requests())
+def test_resolves_exactly_when_an_assignment_exists(request: KernelcfgResolveRequest) -> None:
+    oracle = enum_oracle(request)
+    assume(oracle is not None)
+    assert oracle is not None
+    response = resolve(request)
+    assert response.ok == oracle.satisfiable()
+
+
+@given(kernel_requests())
+def test_every_plan_meets_every_requirement(request: KernelcfgResolveRequest) -> None:
+    response = resolve(request)
+    assume(response.ok)
+    oracle = enum_oracle(request)
+    assert oracle is not None and response.plan is not None
+    assert oracle.plan_satisfies(response.plan)
+
+
+@given(kernel_requests(max_ops=6))
+def test_csp_path_agrees_with_the_literal_algorithm(request: KernelcfgResolveRequest) -> None:
+    response = resolve(request)
+    literal = literal_resolve(request)
+    if literal.error is None:
+        assert response.ok and response.plan is not None
+        assert response.plan.model_dump() == literal.plan
+        assert [w.model_dump() for w in response.warnings] == literal.warnings
+        return
+    assert not response.ok and response.conflict is not None
+    conflict, error = response.conflict, literal.error
+    assert (conflict.code, conflict.message, conflict.where, conflict.op, conflict.operand) == (
+        error.code,
+        error.message,
+        error.where,
+        error.op,
+        error.operand,
+    )
+    expected_note = None if error.note is None else (error.note.op, error.note.operand, error.note.message)
+    actual_note = (
+        None if conflict.note is None else (conflict.note.op, conflict.note.operand, conflict.note.message)
+    )
+    assert actual_note == expected_note
+
+
+@settings(max_examples=60)
+@given(kernel_requests(max_ops=5))
+def test_minimal_conflicts_are_minimal_and_corrections_resolve(request: KernelcfgResolveRequest) -> None:
+    response = resolve(request)
+    assume(not response.ok and response.conflict is not None and response.conflict.minimal_conflict)
+    assert response.conflict is not None
+    resolution = resolve_with(request)
+    assert resolution.policy is not None and resolution.target is not None
+    items = build_records(resolution, collect_requirements(strip_explicit(request)))
+    assert [item.record for item in items] == response.conflict.requirements
+    explicit = frozenset(resolution.policy.unpack_to_dest_fp32 or ())
+
+    def consistent(subset: list[Requirement]) -> bool:
+        return satisfiable(subset, resolution.target, explicit)  # type: ignore[arg-type]
+
+    whole = enum_oracle(request)
+    assert whole is not None and not whole.satisfiable()
+    assert not consistent(items)  # the records state the whole kernel
+    by_id = {item.record.id: item for item in items}
+    minimal = [by_id[i] for i in response.conflict.minimal_conflict]
+    assert not consistent(minimal)
+    for dropped in range(len(minimal)):
+        assert consistent(minimal[:dropped] + minimal[dropped + 1 :])
+    relaxable = [item for item in minimal if item.edit is not None]
+    assert [c.change for c in response.conflict.corrections] == [item.change for item in relaxable]
+    for item, correction in zip(relaxable, response.conflict.corrections, strict=True):
+        assert item.edit is not None
+        corrected = item.edit(request)
+        oracle = enum_oracle(corrected)
+        assert correction.resolves == (oracle is not None and oracle.satisfiable())
+        assert correction.resolves == resolve(corrected).ok
+
+
+@given(kernel_requests())
+def test_output_is_deterministic(request: KernelcfgResolveRequest) -> None:
+    first = resolve(request).model_dump_json()
+    again = resolve(KernelcfgResolveRequest.model_validate_json(request.model_dump_json()))
+    assert again.model_dump_json() == first
+    assert resolve_on(request, None).model_dump_json() == first
+
+
+@pytest.mark.slow
+@given(kernel_requests(max_ops=12, max_dfbs=4))
+def test_csp_path_agrees_with_the_literal_algorithm_on_larger_kernels(
+    request: KernelcfgResolveRequest,
+) -> None:
+    test_csp_path_agrees_with_the_literal_algorithm.hypothesis.inner_test(request)  # type: ignore[attr-defined]
