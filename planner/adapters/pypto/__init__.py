@@ -1,0 +1,18 @@
+"""PyPTO printed-program adapter: read with `ast` (never executed), plan NZ layouts, apply.
+
+Public API: `plan_text` (plan a program's text into an `AdapterOutcome`) and
+`build_requests` (the per-function `layout.plan` requests with source positions).
+"""
+
+from planner.adapters.pypto.driver import DEFAULT_TARGET, LayoutPlanner, build_requests, plan_text
+from planner.adapters.pypto.model import FunctionRequest
+from planner.adapters.pypto.source import SourcePosition
+
+__all__ = [
+    "DEFAULT_TARGET",
+    "FunctionRequest",
+    "LayoutPlanner",
+    "SourcePosition",
+    "build_requests",
+    "plan_text",
+]

@@ -1,0 +1,117 @@
+"""Plan a PyPTO printed program: parse, one `layout.plan` per function, apply (nz-layout.md s. 17).
+
+The text is read with `ast` only and is never executed. The file changes only when every
+function planned successfully (section 15: failure leaves the program unchanged).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from planner.adapters.outcome import AdapterInputError, AdapterOutcome
+from planner.adapters.pypto import codes
+from planner.adapters.pypto.apply import plan_edits
+from planner.adapters.pypto.diagnostics import render_diagnostic
+from planner.adapters.pypto.model import FunctionModel, FunctionRequest
+from planner.adapters.pypto.program import Program, parse_program
+from planner.adapters.pypto.reader import read_function
+from planner.adapters.pypto.source import apply_edits
+from planner.contract import RequestError
+from planner.layout import plan as layout_plan
+from planner.layout.protocol import LayoutPlanRequest, LayoutPlanResponse
+from planner.targets.ascend import ASCEND_TARGETS
+
+LayoutPlanner = Callable[[LayoutPlanRequest], LayoutPlanResponse]
+
+DEFAULT_TARGET = "a2a3"
+_KNOWN_OPTIONS = ("target",)
+
+
+def build_requests(
+    text: str, *, filename: str = "<input>", options: Mapping[str, str] | None = None
+) -> list[FunctionRequest]:
+    """The `layout.plan` request of every `@pl.function`, in program order, with source positions."""
+    _, models = _read(text, filename, options)
+    return [model.planned for model in models]
+
+
+def plan_text(
+    text: str,
+    *,
+    filename: str = "<input>",
+    options: Mapping[str, str] | None = None,
+    planner: LayoutPlanner | None = None,
+) -> AdapterOutcome:
+    """Plan every function and apply the plans; a refusal returns the text unchanged.
+
+    `options`: `target` = `a2a3` (default) | `a5`. `planner` replaces `planner.layout.plan`.
+    Raises `AdapterInputError` for input that is not a readable PyPTO printed program.
+    """
+    program, models = _read(text, filename, options)
+    plan = planner or layout_plan
+    responses = [_plan_one(plan, model, program) for model in models]
+    report: dict[str, Any] = {
+        "program": program.name,
+        "functions": [
+            {
+                "name": model.planned.name,
+                "request": model.planned.request.model_dump(mode="json"),
+                "response": response.model_dump(mode="json"),
+            }
+            for model, response in zip(models, responses, strict=True)
+        ],
+    }
+    diagnostics = [
+        line
+        for model, response in zip(models, responses, strict=True)
+        for diagnostic in response.diagnostics
+        for line in render_diagnostic(filename, model.planned, diagnostic)
+    ]
+    if not all(response.ok for response in responses):
+        return AdapterOutcome(False, text, diagnostics, report)
+    edits = [
+        edit
+        for model, response in zip(models, responses, strict=True)
+        for edit in plan_edits(model, response, program.source)
+    ]
+    return AdapterOutcome(True, apply_edits(text, edits), diagnostics, report)
+
+
+def _read(text: str, filename: str, options: Mapping[str, str] | None) -> tuple[Program, list[FunctionModel]]:
+    target = _target_option(options or {})
+    try:
+        program = parse_program(text, filename)
+        return program, [read_function(program, function, target) for function in program.functions]
+    except RecursionError:
+        raise AdapterInputError(
+            codes.UNSUPPORTED_CONSTRUCT, "the program nests expressions or statements too deeply to read"
+        ) from None
+
+
+def _target_option(options: Mapping[str, str]) -> str:
+    unknown = sorted(set(options) - set(_KNOWN_OPTIONS))
+    if unknown:
+        raise AdapterInputError(
+            codes.BAD_OPTION,
+            f"unknown option {unknown[0]!r}; the PyPTO adapter takes: {', '.join(_KNOWN_OPTIONS)}",
+        )
+    target = options.get("target", DEFAULT_TARGET)
+    if target not in ASCEND_TARGETS:
+        raise AdapterInputError(
+            codes.BAD_OPTION,
+            f"unknown target {target!r}; expected one of {', '.join(sorted(ASCEND_TARGETS))}",
+        )
+    return target
+
+
+def _plan_one(plan: LayoutPlanner, model: FunctionModel, program: Program) -> LayoutPlanResponse:
+    try:
+        return plan(model.planned.request)
+    except RequestError as exc:
+        node = model.function.node
+        raise program.source.error(
+            codes.INVALID_REQUEST,
+            f"function {node.name!r}: the planner rejected its request: {exc.message}",
+            node,
+        ) from None

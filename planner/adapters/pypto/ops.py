@@ -1,0 +1,407 @@
+"""Ops of a function body -> `layout.plan` ops (nz-layout.md sections 6, 11, 12).
+
+Each `pl.*` call is read by its IR op (short DSL and namespaced spellings alike): NZ loads,
+slices, reshapes, views and accumulator stores become their protocol ops; a call to another
+program function becomes a call op; any other op reading an NZ tensor becomes an `OtherOp`
+the planner refuses. Tile types are tracked so a store knows its source tile and the matmul
+that produced it (the N-split's input).
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Final
+
+from planner.adapters.pypto import codes
+from planner.adapters.pypto.expressions import callee_of, constant_value, int_literal
+from planner.adapters.pypto.model import Target, TensorValue, TileValue, Unknown, Value
+from planner.adapters.pypto.program import json_literal
+from planner.adapters.pypto.state import FunctionState
+from planner.adapters.pypto.types import TensorType, TileType, TypeReader
+from planner.layout.protocol import (
+    CallOp,
+    LoadOp,
+    MatmulProducer,
+    Memory,
+    OtherOp,
+    ReshapeOp,
+    SliceOp,
+    StoreOp,
+    StoreTile,
+    ViewOp,
+)
+from planner.proofs.expr import Const, Expr, Name
+from planner.targets.ascend import ASCEND_DTYPES
+
+# Spellings of the ops the planner knows (section 17: short DSL and namespaced op spellings).
+_OP_SPELLINGS: Final = {
+    "pl.tile.load": "tile.load",
+    "pl.load": "tile.load",
+    "pl.tensor.slice": "tensor.slice",
+    "pl.slice": "tensor.slice",
+    "pl.tensor.reshape": "tensor.reshape",
+    "pl.reshape": "tensor.reshape",
+    "pl.tensor.view": "tensor.view",
+    "pl.view": "tensor.view",
+    "pl.tensor.reinterpret_view": "tensor.reinterpret_view",
+    "pl.reinterpret_view": "tensor.reinterpret_view",
+    "pl.tile.store": "tile.store",
+    "pl.store": "tile.store",
+    "pl.tile.matmul": "matmul",
+    "pl.matmul": "matmul",
+    "pl.tile.matmul_acc": "matmul_acc",
+    "pl.matmul_acc": "matmul_acc",
+}
+YIELD: Final = "pl.yield_"
+_NOT_NZ: Final = "_"  # an op argument that is not an NZ tensor
+_OP_ID_PREFIX: Final = {
+    "tile.load": "load",
+    "tensor.slice": "slice",
+    "tensor.reshape": "reshape",
+    "tensor.view": "view",
+    "tensor.reinterpret_view": "view",
+    "tile.store": "store",
+    "call": "call",
+}
+_DEFAULT_TILE_MEMORY: Final[Memory] = "Vec"  # a pl.Tile without a memory slot lives in Vec
+_SIGNATURES: Final = {
+    "tile.load": ("tensor", "offsets", "shapes", "valid_shape"),
+    "tensor.slice": ("tensor", "shapes", "offsets", "valid_shape", "drop_dims"),
+    "tensor.reshape": ("tensor", "shape"),
+    "tile.store": ("tile", "offsets", "output", "partition"),
+}
+
+
+class OpReader(FunctionState):
+    """Reads expressions and the ops in them."""
+
+    def _value(self, node: ast.expr, target: Target | None = None) -> Value:
+        """Visit an expression for the ops it contains; the value of a name or op result."""
+        if isinstance(node, ast.Name):
+            return self._values.get(node.id, Unknown())
+        if isinstance(node, ast.Call) and reads_ir(callee_of(node) or ""):
+            return self._call(node, target)
+        if isinstance(node, ast.Subscript):
+            base = self._value(node.value)
+            self._scan_children(node.slice)
+            if isinstance(base, TensorValue) and base.is_nz:
+                self._add_op(OtherOp(id=self._next_id("getitem"), op="getitem", args=[base.name]), node, {})
+            return Unknown()
+        self._scan_children(node)
+        return Unknown()
+
+    def _scan_children(self, node: ast.AST) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.expr):
+                self._value(child)
+
+    def _call(self, call: ast.Call, target: Target | None) -> Value:
+        callee = callee_of(call) or ""
+        if any(isinstance(argument, ast.Starred) for argument in call.args) or any(
+            keyword.arg is None for keyword in call.keywords
+        ):
+            raise self._unsupported(call, "*args or **kwargs in a call")
+        if callee.startswith("self."):
+            return self._function_call(call, callee.removeprefix("self."), target)
+        op = _OP_SPELLINGS.get(callee)
+        handlers = {
+            "tile.load": self._load,
+            "tensor.slice": self._slice,
+            "tensor.reshape": self._reshape,
+            "tensor.view": self._view,
+            "tensor.reinterpret_view": self._view,
+            "tile.store": self._store,
+            "matmul": self._matmul,
+            "matmul_acc": self._matmul,
+        }
+        if op is not None:
+            return handlers[op](call, op, target)
+        if callee == YIELD:
+            values = self._yield_values(call)
+            return values[0] if len(values) == 1 else Unknown()
+        self._consume(call, callee.removeprefix("pl."))
+        return Unknown()
+
+    def _load(self, call: ast.Call, op: str, target: Target | None) -> Value:
+        """Section 6.1: `tile.load(tensor, offsets, shapes[, valid_shape], target_memory=...)`."""
+        arguments, extra = self._bind_arguments(call, op)
+        source = self._tensor_argument(arguments.get("tensor"))
+        memory_node = extra.get("target_memory")
+        memory = self._types.memory(memory_node) if memory_node is not None else None
+        if memory_node is not None and memory is None:
+            raise self._unsupported(memory_node, f"the target memory {ast.unparse(memory_node)!r}")
+        if target is not None and target.tile is not None:
+            tile: TileType | None = target.tile
+        else:
+            tile = self._loaded_tile(arguments.get("shapes"), source, memory)
+        if source is None or not source.is_nz:
+            self._consume(call, op, skip=("tensor",))
+            return TileValue(tile)
+        shapes = self._list(arguments, "shapes", call)
+        load = LoadOp(
+            id=self._next_id(op),
+            source=source.name,
+            offsets=self._json_list(self._list(arguments, "offsets", call)),
+            shapes=self._json_list(shapes),
+            valid_shape=self._json_optional(arguments, "valid_shape"),
+            target_memory=memory,
+        )
+        self._add_op(load, call, arguments)
+        return TileValue(tile)
+
+    def _loaded_tile(
+        self, shapes: ast.expr | None, source: TensorValue | None, memory: Memory | None
+    ) -> TileType | None:
+        """An unannotated load result: the logical 2-D tile of the trailing `shapes` (section 6.1.6)."""
+        if source is None or not isinstance(shapes, ast.List | ast.Tuple) or len(shapes.elts) < 2:
+            return None
+        extents = [constant_value(extent, self._constants) for extent in shapes.elts[-2:]]
+        if any(extent is None for extent in extents):
+            return None
+        return TileType(
+            tuple(Const(extent) for extent in extents if extent is not None), source.type.dtype, memory
+        )
+
+    def _slice(self, call: ast.Call, op: str, target: Target | None) -> Value:
+        """Section 6.2: `tensor.slice(tensor, shapes, offsets[, valid_shape[, drop_dims]])`."""
+        arguments, _ = self._bind_arguments(call, op)
+        source = self._tensor_argument(arguments.get("tensor"))
+        if source is None or not source.is_nz:
+            self._consume(call, op, skip=("tensor",))
+            return target.tensor if target and target.tensor else Unknown()
+        shapes = self._list(arguments, "shapes", call)
+        offsets = self._list(arguments, "offsets", call)
+        valid_shape = self._json_optional(arguments, "valid_shape")
+        drop_dims = self._drop_dims(arguments.get("drop_dims"))
+        result = target.tensor if target and target.tensor else None
+        if result is None:
+            kept = tuple(extent for axis, extent in enumerate(shapes) if axis not in (drop_dims or []))
+            inferred = TensorType(kept, source.type.dtype, "NZ")
+            result = self._declare(target.name if target else None, inferred, call, "slice", in_request=False)
+        self._op_results.add(result.name)  # the planner defines a slice result from the op itself
+        slice_op = SliceOp(
+            id=self._next_id(op),
+            source=source.name,
+            shapes=self._json_list(shapes),
+            offsets=self._json_list(offsets),
+            valid_shape=valid_shape,
+            drop_dims=drop_dims,
+            result=result.name,
+        )
+        self._add_op(slice_op, call, arguments)
+        return result
+
+    def _reshape(self, call: ast.Call, op: str, target: Target | None) -> Value:
+        """Section 6.3: only a whole-tensor flatten is kept; the planner decides."""
+        arguments, _ = self._bind_arguments(call, op)
+        source = self._tensor_argument(arguments.get("tensor"))
+        if source is None or not source.is_nz:
+            self._consume(call, op, skip=("tensor",))
+        else:
+            shape = self._json_list(self._list(arguments, "shape", call))
+            self._add_op(ReshapeOp(id=self._next_id(op), source=source.name, shape=shape), call, arguments)
+        return target.tensor if target and target.tensor else Unknown()
+
+    def _view(self, call: ast.Call, op: str, target: Target | None) -> Value:
+        """Section 6.4: a view of an NZ tensor is refused by the planner."""
+        source = self._tensor_argument(call.args[0]) if call.args else None
+        if source is None or not source.is_nz:
+            self._consume(call, op, skip=(0,))
+        else:
+            self._add_op(ViewOp(id=self._next_id(op), op=op, source=source.name), call, {})
+        return target.tensor if target and target.tensor else Unknown()
+
+    def _store(self, call: ast.Call, op: str, target: Target | None) -> Value:
+        """Section 11: `tile.store(tile, offsets, output)`; the result aliases the destination."""
+        arguments, extra = self._bind_arguments(call, op)
+        destination = self._tensor_argument(arguments.get("output"))
+        if destination is None or not destination.is_nz:
+            self._consume(call, op, skip=("output",))
+            return target.tensor if target and target.tensor else (destination or Unknown())
+        if "partition" in arguments and not self._stamped:
+            raise self._unsupported(call, "a store that already carries a partition in an unstamped function")
+        tile_value = self._value(arguments["tile"]) if "tile" in arguments else Unknown()
+        tile = tile_value if isinstance(tile_value, TileValue) else TileValue(None)
+        if tile.type is None:
+            raise self._source.error(
+                codes.UNKNOWN_TILE_TYPE,
+                "the tile stored into NZ tensor "
+                f"{self._spelled(destination.name)!r} has no known type; annotate it with pl.Tile[...]",
+                call,
+            )
+        store = StoreOp(
+            id=self._next_id(op),
+            dest=destination.name,
+            offsets=self._json_list(self._list(arguments, "offsets", call)),
+            tile=StoreTile(
+                shape=self._json_list(tile.type.shape),
+                dtype=tile.type.dtype,
+                memory=tile.type.memory or _DEFAULT_TILE_MEMORY,
+                valid_shape=self._json_list(tile.type.valid_shape) if tile.type.valid_shape else None,
+                producer=tile.producer,
+            ),
+            attrs={name: json_literal(value) for name, value in sorted(extra.items())},
+        )
+        self._add_op(store, call, arguments)
+        return target.tensor if target and target.tensor else destination
+
+    def _matmul(self, call: ast.Call, op: str, target: Target | None) -> Value:
+        """Section 12: an Acc tile made by a matmul carries its producer for the N-split."""
+        values = [self._value(argument) for argument in call.args]
+        for keyword in call.keywords:
+            self._value(keyword.value)
+        names = [_nz_name(value) for value in values]
+        if any(name != _NOT_NZ for name in names):
+            self._add_op(OtherOp(id=self._next_id(op), op=op, args=names), call, {})
+        operands = [value if isinstance(value, TileValue) else TileValue(None) for value in values]
+        accumulator = operands.pop(0) if op == "matmul_acc" and operands else None
+        flags = {keyword.arg: keyword.value for keyword in call.keywords if keyword.arg is not None}
+        producer = _producer(operands, flags) if len(operands) == 2 else None
+        if target is not None and target.tile is not None:
+            return TileValue(target.tile, producer)
+        if accumulator is not None and accumulator.type is not None:
+            return TileValue(accumulator.type, producer)
+        result_dtype = self._types.dtype(flags["out_dtype"]) if "out_dtype" in flags else None
+        return TileValue(_matmul_result_type(operands, producer, result_dtype), producer)
+
+    def _function_call(self, call: ast.Call, callee: str, target: Target | None) -> Value:
+        """Section 6: a call to another program function forwards its tensors unchanged."""
+        operands = self._operands(call)
+        if operands:
+            self._add_op(CallOp(id=self._next_id("call"), callee=callee, args=operands), call, {})
+        if target is not None and target.tensor is not None:
+            return target.tensor
+        returned = self._callee_return(callee)
+        if returned is None:
+            return Unknown()
+        return self._declare(target.name if target else None, returned, call, "call")
+
+    def _consume(self, call: ast.Call, op: str, skip: tuple[str | int, ...] = ()) -> None:
+        """Any other op reading an NZ tensor is an `OtherOp` (the planner refuses it, section 6)."""
+        operands = self._operands(call, skip)
+        if operands:
+            self._add_op(OtherOp(id=self._next_id(op), op=op, args=operands), call, {})
+
+    def _operands(self, call: ast.Call, skip: tuple[str | int, ...] = ()) -> list[str]:
+        """The call's arguments in IR order as NZ tensor names, `_` for anything else, so the planner
+        names the right argument index; empty when no NZ tensor is among them."""
+        signature = _SIGNATURES.get(_OP_SPELLINGS.get(callee_of(call) or "", ""), ())
+        operands: list[str] = []
+        for index, argument in enumerate(call.args):
+            name = signature[index] if index < len(signature) else None
+            operands.extend([_NOT_NZ] if index in skip or name in skip else self._operand_names(argument))
+        for keyword in call.keywords:
+            operands.extend([_NOT_NZ] if keyword.arg in skip else self._operand_names(keyword.value))
+        while operands and operands[-1] == _NOT_NZ:
+            operands.pop()
+        return operands
+
+    def _operand_names(self, node: ast.expr) -> list[str]:
+        if isinstance(node, ast.List | ast.Tuple):
+            return [name for element in node.elts for name in self._operand_names(element)]
+        return [_nz_name(self._value(node))]
+
+    def _yield_values(self, node: ast.expr) -> list[Value]:
+        """`pl.yield_(a, b)`: tensors and tiles pass through; scalars merge into unknown values."""
+        assert isinstance(node, ast.Call)
+        values = [self._value(argument) for argument in node.args]
+        return [value if isinstance(value, TensorValue | TileValue) else Unknown() for value in values]
+
+    def _next_id(self, op: str) -> str:
+        prefix = _OP_ID_PREFIX.get(op, op.rsplit(".", 1)[-1])
+        return f"{prefix}{len(self._out.ops)}"
+
+    def _bind_arguments(self, call: ast.Call, op: str) -> tuple[dict[str, ast.expr], dict[str, ast.expr]]:
+        """Arguments by IR parameter name, plus the keywords the signature does not name."""
+        signature = _SIGNATURES[op]
+        if len(call.args) > len(signature):
+            raise self._unsupported(call, f"more than {len(signature)} positional arguments to {op}")
+        bound = dict(zip(signature, call.args, strict=False))
+        extra: dict[str, ast.expr] = {}
+        for keyword in call.keywords:
+            assert keyword.arg is not None
+            (bound if keyword.arg in signature else extra)[keyword.arg] = keyword.value
+        return bound, extra
+
+    def _tensor_argument(self, node: ast.expr | None) -> TensorValue | None:
+        value = self._value(node) if node is not None else None
+        return value if isinstance(value, TensorValue) else None
+
+    def _list(self, arguments: dict[str, ast.expr], name: str, call: ast.Call) -> tuple[Expr, ...]:
+        if name not in arguments:
+            raise self._unsupported(call, f"a call without its {name!r} argument")
+        return self._types.shape_list(arguments[name])
+
+    def _json_optional(self, arguments: dict[str, ast.expr], name: str) -> list[int | str] | None:
+        node = arguments.get(name)
+        if node is None or (isinstance(node, ast.Constant) and node.value is None):
+            return None
+        entries = self._types.shape_list(node)
+        return self._json_list(entries) if entries else None
+
+    def _drop_dims(self, node: ast.expr | None) -> list[int] | None:
+        if node is None or (isinstance(node, ast.Constant) and node.value is None):
+            return None
+        if isinstance(node, ast.List | ast.Tuple):
+            values = [int_literal(element) for element in node.elts]
+            if all(value is not None for value in values):
+                return [value for value in values if value is not None] or None
+        raise self._unsupported(node, "drop_dims that is not a literal list of ints")
+
+    def _callee_return(self, callee: str) -> TensorType | None:
+        """The single tensor a program function returns, if its type is fully static."""
+        for function in self._program.functions:
+            if function.node.name == callee and function.node.returns is not None:
+                reader = TypeReader(self._source, self._static_shape)
+                returned = reader.read(function.node.returns)
+                if isinstance(returned, TensorType) and all(isinstance(e, Const) for e in returned.shape):
+                    return TensorType(returned.shape, returned.dtype, returned.layout, returned.stride)
+        return None
+
+    def _static_shape(self, node: ast.expr) -> Expr:
+        value = constant_value(node, self._program.constants)
+        return Const(value) if value is not None else Name("dynamic")
+
+
+def _nz_name(value: Value) -> str:
+    return value.name if isinstance(value, TensorValue) and value.is_nz else _NOT_NZ
+
+
+def reads_ir(callee: str) -> bool:
+    """Calls the walk interprets: `pl.*` ops and calls to other program functions."""
+    return callee.startswith(("pl.", "self.")) and callee != "pl.const"
+
+
+def _static_int(expr: Expr) -> int | None:
+    return expr.value if isinstance(expr, Const) else None
+
+
+def _producer(operands: list[TileValue], flags: dict[str, ast.expr]) -> MatmulProducer | None:
+    """`m`, `n`, `k` and operand memory of a matmul over static 2-D tiles (a_trans/b_trans honoured)."""
+    left, right = operands[0].type, operands[1].type
+    if left is None or right is None or len(left.shape) != 2 or len(right.shape) != 2:
+        return None
+    m, k = (left.shape[1], left.shape[0]) if _flag(flags, "a_trans") else (left.shape[0], left.shape[1])
+    n = right.shape[0] if _flag(flags, "b_trans") else right.shape[1]
+    sizes = [_static_int(m), _static_int(n), _static_int(k)]
+    if left.memory is None or right.memory is None or any(size is None for size in sizes):
+        return None
+    memory = left.memory if left.memory != "Mat" else right.memory
+    return MatmulProducer(m=sizes[0], n=sizes[1], k=sizes[2], memory=memory)
+
+
+def _flag(flags: dict[str, ast.expr], name: str) -> bool:
+    node = flags.get(name)
+    return isinstance(node, ast.Constant) and node.value is True
+
+
+def _matmul_result_type(
+    operands: list[TileValue], producer: MatmulProducer | None, dtype: str | None
+) -> TileType | None:
+    """An unannotated matmul result: an [m, n] Acc tile, FP32 for float inputs, INT32 otherwise."""
+    if producer is None:
+        return None
+    left = operands[0].type
+    assert left is not None
+    result_dtype = dtype or ("FP32" if ASCEND_DTYPES[left.dtype].is_float else "INT32")
+    return TileType((Const(producer.m), Const(producer.n)), result_dtype, "Acc")

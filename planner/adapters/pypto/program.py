@@ -1,0 +1,175 @@
+"""The module level of a printed program (nz-layout.md section 17, "Module").
+
+`# pypto.program: NAME`, `import pypto.language as pl`, one `@pl.program class NAME:` whose
+`@pl.function(...)` methods are the functions to plan. Module-level integer assignments are
+program constants. The text is only parsed with `ast`; any other module-level statement is
+not part of the program and is neither read nor run.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import warnings
+from dataclasses import dataclass
+
+from pydantic import JsonValue
+
+from planner.adapters.outcome import AdapterInputError
+from planner.adapters.pypto import codes
+from planner.adapters.pypto.expressions import constant_value, dotted_name
+from planner.adapters.pypto.source import LINE_BREAK, SourceText
+
+_HEADER = re.compile(r"#[ \t]*pypto\.program:[ \t]*([A-Za-z_][A-Za-z0-9_]*)[ \t]*")
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+STAMP = "nz_tensor_views_blocked"
+
+
+@dataclass(frozen=True)
+class ProgramFunction:
+    """One `@pl.function` method and the attributes its decorator carries."""
+
+    node: ast.FunctionDef
+    decorator: ast.expr
+    attrs: dict[str, JsonValue]
+    attrs_node: ast.Dict | None
+
+
+@dataclass(frozen=True)
+class Program:
+    name: str
+    source: SourceText
+    constants: dict[str, int]
+    functions: tuple[ProgramFunction, ...]
+    identifiers: frozenset[str]  # every name spelled in the text: fresh names avoid them
+
+
+def parse_program(text: str, filename: str) -> Program:
+    """Parse (never execute) the text and find the program's parts, or raise `AdapterInputError`."""
+    source = SourceText(text)
+    module = _parse_module(text, filename)
+    header = next(filter(None, map(_HEADER.fullmatch, LINE_BREAK.split(text))), None)
+    if header is None:
+        raise _not_a_program("missing the '# pypto.program: NAME' header line")
+    if not any(_is_pl_import(statement) for statement in module.body):
+        raise _not_a_program("missing 'import pypto.language as pl'")
+    program_class = _program_class(module)
+    if program_class.name != header.group(1):
+        raise source.error(
+            codes.NOT_A_PROGRAM,
+            f"the header names program {header.group(1)!r} "
+            f"but the @pl.program class is {program_class.name!r}",
+            program_class,
+        )
+    functions = tuple(
+        _program_function(source, statement, decorator)
+        for statement in program_class.body
+        if isinstance(statement, ast.FunctionDef)
+        for decorator in statement.decorator_list
+        if _is_decorator(decorator, "pl.function")
+    )
+    return Program(program_class.name, source, _constants(module), functions, _identifiers(text))
+
+
+def _parse_module(text: str, filename: str) -> ast.Module:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # e.g. SyntaxWarning: the text is data here, not code to run
+            return ast.parse(text, filename=filename)
+    except SyntaxError as exc:
+        raise AdapterInputError(
+            codes.SYNTAX_ERROR, f"not Python syntax: {exc.msg}", exc.lineno, exc.offset
+        ) from None
+    except (ValueError, RecursionError, MemoryError) as exc:
+        raise AdapterInputError(codes.SYNTAX_ERROR, f"cannot parse the text: {exc}") from None
+
+
+def _not_a_program(reason: str) -> AdapterInputError:
+    return AdapterInputError(codes.NOT_A_PROGRAM, f"not a PyPTO printed program: {reason}", 1, 1)
+
+
+def _is_pl_import(statement: ast.stmt) -> bool:
+    return isinstance(statement, ast.Import) and any(
+        alias.name == "pypto.language" and alias.asname == "pl" for alias in statement.names
+    )
+
+
+def _is_decorator(node: ast.expr, name: str) -> bool:
+    target = node.func if isinstance(node, ast.Call) else node
+    return dotted_name(target) == name
+
+
+def _program_class(module: ast.Module) -> ast.ClassDef:
+    classes = [
+        statement
+        for statement in module.body
+        if isinstance(statement, ast.ClassDef)
+        and any(_is_decorator(decorator, "pl.program") for decorator in statement.decorator_list)
+    ]
+    if len(classes) != 1:
+        found = "none" if not classes else f"{len(classes)}"
+        raise _not_a_program(f"expected exactly one @pl.program class, found {found}")
+    return classes[0]
+
+
+def _program_function(source: SourceText, node: ast.FunctionDef, decorator: ast.expr) -> ProgramFunction:
+    attrs_node: ast.Dict | None = None
+    if isinstance(decorator, ast.Call):
+        for keyword in decorator.keywords:
+            if keyword.arg != "attrs":
+                continue
+            if not isinstance(keyword.value, ast.Dict):
+                raise source.error(
+                    codes.UNSUPPORTED_CONSTRUCT, "@pl.function attrs must be a literal dict", keyword.value
+                )
+            attrs_node = keyword.value
+    return ProgramFunction(node, decorator, _literal_attrs(source, attrs_node), attrs_node)
+
+
+def _literal_attrs(source: SourceText, node: ast.Dict | None) -> dict[str, JsonValue]:
+    """A literal `{"key": value}` dict; non-literal values are kept as their source text."""
+    if node is None:
+        return {}
+    attrs: dict[str, JsonValue] = {}
+    for key, value in zip(node.keys, node.values, strict=True):
+        if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
+            message = "@pl.function attrs keys must be strings"
+            raise source.error(codes.UNSUPPORTED_CONSTRUCT, message, key or value)
+        attrs[key.value] = json_literal(value)
+    return attrs
+
+
+def json_literal(node: ast.expr) -> JsonValue:
+    """A literal constant as JSON; anything else as its source text (it is never evaluated)."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, bool | int | float | str | type(None)):
+        return node.value
+    return ast.unparse(node)
+
+
+def _constants(module: ast.Module) -> dict[str, int]:
+    """`NAME = <integer expression over earlier constants>` at module level (section 7.3)."""
+    constants: dict[str, int] = {}
+    for statement in module.body:
+        target, value = _simple_assignment(statement)
+        if target is None or value is None:
+            continue
+        folded = constant_value(value, constants)
+        if folded is None:
+            constants.pop(target, None)
+        else:
+            constants[target] = folded
+    return constants
+
+
+def _simple_assignment(statement: ast.stmt) -> tuple[str | None, ast.expr | None]:
+    if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
+        target = statement.targets[0]
+        return (target.id if isinstance(target, ast.Name) else None), statement.value
+    if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name):
+        return statement.target.id, statement.value
+    return None, None
+
+
+def _identifiers(text: str) -> frozenset[str]:
+    """Every identifier-like word of the text (a superset of its names: comments and strings count)."""
+    return frozenset(_WORD.findall(text))

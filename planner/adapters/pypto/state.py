@@ -1,0 +1,166 @@
+"""The request being built for one function: names, bindings, tensors, ops and expressions.
+
+Names are SSA-like in the request: a source name bound twice gets a fresh request name for
+its second binding, and a name whose value the walk cannot know (a branch merge, a call the
+adapter does not read) becomes a fresh unconstrained `param` where it is read. Unknown is
+never assumed to be anything (nz-layout.md section 7.3: unknown calls are fresh values).
+"""
+
+from __future__ import annotations
+
+import ast
+from abc import ABC, abstractmethod
+
+from pydantic import JsonValue
+
+from planner.adapters.outcome import AdapterInputError
+from planner.adapters.pypto import codes
+from planner.adapters.pypto.expressions import callee_of, constant_value, int_literal, translate
+from planner.adapters.pypto.model import (
+    BLOCK_QUERIES,
+    Collected,
+    NameTable,
+    OpSite,
+    ScalarValue,
+    Target,
+    TensorValue,
+    TileValue,
+    TypeSite,
+    Value,
+)
+from planner.adapters.pypto.program import STAMP, Program, ProgramFunction
+from planner.adapters.pypto.types import TensorType, TypeReader
+from planner.layout.protocol import LayoutOp, TensorSpec
+from planner.proofs.expr import Const, Expr, Name, to_json_value
+from planner.proofs.protocol import AssignBinding, Binding, BlockIdxBinding, BlockNumBinding, ParamBinding
+
+
+class FunctionState(ABC):
+    """Shared state of the walk; `OpReader` and the statement reader build on it."""
+
+    def __init__(self, program: Program, function: ProgramFunction) -> None:
+        self._program = program
+        self._source = program.source
+        self._function = function
+        self._stamped = function.attrs.get(STAMP) is True
+        self._names = NameTable(program.identifiers)
+        self._types = TypeReader(program.source, self._expr)
+        self._values: dict[str, Value] = {}
+        self._constants = dict(program.constants)  # constants not shadowed by a local name
+        self._assigned: list[set[str]] = [set()]
+        self._out = Collected()
+        self._op_results: set[str] = set()  # tensors an op defines (slice results)
+        self._statement: ast.stmt = function.node.body[0]
+
+    @abstractmethod
+    def _value(self, node: ast.expr, target: Target | None = None) -> Value:
+        """Visit an expression for the ops it contains; the value of a name or op result."""
+
+    def _declare(
+        self,
+        name: str | None,
+        tensor: TensorType,
+        node: ast.AST,
+        base: str = "tensor",
+        *,
+        in_request: bool = True,
+    ) -> TensorValue:
+        """Register a tensor type: an NZ one is located and its annotation becomes a rewrite site."""
+        request_name = self._names.claim(name) if name is not None else self._names.fresh(base)
+        value = TensorValue(request_name, tensor)
+        if not value.is_nz:
+            return value
+        self._out.tensor_positions[request_name] = self._source.position(node)
+        if tensor.shape_node is not None:
+            self._out.type_sites.append(TypeSite(request_name, tensor.shape_node))
+        if in_request:
+            self._request_tensor(value)
+        return value
+
+    def _request_tensor(self, value: TensorValue) -> None:
+        """Section 5: an NZ tensor type the planner blocks."""
+        if not value.is_nz:
+            return
+        tensor = value.type
+        self._out.tensors.append(
+            TensorSpec(
+                name=value.name,
+                shape=self._json_list(tensor.shape),
+                dtype=tensor.dtype,
+                layout=tensor.layout,
+                valid_shape=self._json_list(tensor.valid_shape) if tensor.valid_shape else None,
+                stride=self._json_list(tensor.stride) if tensor.stride else None,
+            )
+        )
+
+    def _assign(self, name: str, value: Value) -> None:
+        self._values[name] = value
+        self._constants.pop(name, None)
+        self._assigned[-1].add(name)
+
+    def _bind_scalar(self, name: str, kind: type[Binding], bits: int | None, **fields: JsonValue) -> None:
+        request_name = self._names.claim(name)
+        self._out.bindings.append(kind(name=request_name, bits=bits, **fields))
+        self._assign(name, ScalarValue(request_name))
+
+    def _add_op(self, op: LayoutOp, node: ast.expr, arguments: dict[str, ast.expr]) -> None:
+        self._out.ops.append(op)
+        self._out.op_sites[op.id] = OpSite(
+            op.id, op.op, node, self._statement, arguments, self._source.position(node)
+        )
+
+    @staticmethod
+    def _json_list(entries: tuple[Expr, ...]) -> list[int | str]:
+        return [to_json_value(entry) for entry in entries]
+
+    def _spelled(self, request_name: str) -> str:
+        return self._names.spelling.get(request_name, request_name)
+
+    def _unsupported(self, node: ast.AST, what: str) -> AdapterInputError:
+        return self._source.error(
+            codes.UNSUPPORTED_CONSTRUCT,
+            f"unsupported construct: {what} is not part of the printed-IR format",
+            node,
+        )
+
+    def _expr(self, node: ast.expr) -> Expr:
+        """An index expression: fully constant ones are folded, symbolic ones kept as written."""
+        value = int_literal(node)
+        if value is None:
+            value = constant_value(node, self._constants)
+        if value is not None:
+            return Const(value)
+        return translate(node, self)
+
+    def resolve(self, name: str) -> Expr:
+        value = self._values.get(name)
+        if isinstance(value, ScalarValue):
+            return Name(value.name)
+        if value is None and name in self._constants:
+            request_name = self._names.claim(name)
+            self._out.bindings.append(AssignBinding(name=request_name, expr=self._constants[name]))
+            self._values[name] = ScalarValue(request_name)
+            return Name(request_name)
+        if isinstance(value, TensorValue | TileValue):
+            return self._fresh_param(name)
+        request_name = self._names.claim(name)
+        self._out.bindings.append(ParamBinding(name=request_name))
+        self._values[name] = ScalarValue(request_name)
+        return Name(request_name)
+
+    def opaque(self, node: ast.expr) -> Expr:
+        callee = callee_of(node)
+        spelling = self._source.segment(node)
+        if callee in BLOCK_QUERIES:
+            name = self._names.fresh(BLOCK_QUERIES[callee], spelling)
+            kind = BlockIdxBinding if BLOCK_QUERIES[callee] == "block_idx" else BlockNumBinding
+            self._out.bindings.append(kind(name=name))
+            return Name(name)
+        self._value(node)
+        atomic = isinstance(node, ast.Name | ast.Call | ast.Attribute | ast.Subscript)
+        return self._fresh_param(spelling if atomic else f"({spelling})")
+
+    def _fresh_param(self, spelling: str) -> Expr:
+        name = self._names.fresh("opaque", spelling)
+        self._out.bindings.append(ParamBinding(name=name))
+        return Name(name)
