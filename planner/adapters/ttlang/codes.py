@@ -1,0 +1,21 @@
+"""The `adapter.*` diagnostic codes of the TT-Lang MLIR adapter (each defined here only)."""
+
+from __future__ import annotations
+
+PARSE_ERROR = "adapter.parse_error"
+"""The text is not MLIR in the TT-Lang subset (kernel-config.md section 10)."""
+
+INVALID_IR = "adapter.invalid_ir"
+"""The text parses but breaks an op's structural rules (operand counts, terminators)."""
+
+OPTION_UNKNOWN = "adapter.option_unknown"
+"""A pass option that ttl-set-compute-kernel-config does not have."""
+
+OPTION_INVALID = "adapter.option_invalid"
+"""A boolean pass option whose value is not true/false/1/0."""
+
+ATTRIBUTE_INVALID = "adapter.attribute_invalid"
+"""An op attribute outside its allowed values (e.g. a broadcast kind other than 1, 2, 3)."""
+
+REQUEST_REJECTED = "adapter.request_rejected"
+"""The resolver refused the request built from the IR (an IR construct it cannot describe)."""

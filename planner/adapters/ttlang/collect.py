@@ -1,0 +1,251 @@
+"""Requirement collection: a `func.func` as the ops of a `kernelcfg.resolve` request (kernel-config.md 3).
+
+The walk is pre-order over every nested region and never changes the IR. Each tile op
+becomes a `KernelOp` whose operands are numbered as in the IR (the `dst[...]` slot index
+dropped); each operand says what it is: a tile of a finalized dataflow buffer, the result
+of another tile op, a tile with no buffer, a non-tile value, or a buffer with no index.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cache
+
+from xdsl.dialects.builtin import IntegerAttr, TensorType
+from xdsl.dialects.func import FuncOp
+from xdsl.dialects.tensor import ExtractOp, ExtractSliceOp
+from xdsl.ir import Attribute, BlockArgument, Operation, OpResult, SSAValue
+
+from planner.adapters.outcome import AdapterInputError
+from planner.adapters.ttlang.codes import ATTRIBUTE_INVALID
+from planner.adapters.ttlang.source import ParsedChunk
+from planner.adapters.ttlang.ttcore_dialect import TileType
+from planner.adapters.ttlang.ttl_dialect import (
+    AttachCBOp,
+    BindCBOp,
+    ComputeOp,
+    ReduceDimAttr,
+    TileBcastOp,
+    TileExecutionStrategyAttr,
+    TileOp,
+    TileReduceOp,
+)
+from planner.kernelcfg.protocol import (
+    DfbOperand,
+    DfbSpec,
+    KernelOp,
+    Operand,
+    ScalarOperand,
+    UnattachedOperand,
+    UnfinalizedDfbOperand,
+    ValueOperand,
+)
+
+STRATEGY_ATTR = "ttl.tile_execution_strategy"
+
+
+@dataclass(frozen=True)
+class FinalizedDfb:
+    index: int
+
+
+@dataclass(frozen=True)
+class UnfinalizedDfb:
+    name: str
+
+
+DfbIdentity = FinalizedDfb | UnfinalizedDfb
+
+
+@dataclass(frozen=True)
+class CollectedKernel:
+    """The request ops of one function, in walk order, and the IR op behind each id."""
+
+    ops: tuple[KernelOp, ...]
+    dfbs: tuple[DfbSpec, ...]
+    op_by_id: dict[str, Operation]
+
+
+def tile_data_type(type_: Attribute) -> str | None:
+    """The TTCore element type of a tile or a tensor of tiles; None for anything else (section 3, step 1)."""
+    if isinstance(type_, TensorType):
+        type_ = type_.element_type
+    return type_.data_type.data if isinstance(type_, TileType) else None
+
+
+@cache
+def _type_text(type_: Attribute) -> str:
+    """A type as MLIR spells it (memoized: printing is slow and kernels repeat few types)."""
+    return str(type_)
+
+
+def _compute_operand_of(argument: BlockArgument) -> SSAValue | None:
+    """A `ttl.compute` block argument stands for the compute's operand at its position (ins, then outs)."""
+    owner = argument.block.parent_op()
+    if isinstance(owner, ComputeOp) and argument.index < len(owner.operands):
+        return owner.operands[argument.index]
+    return None
+
+
+def _followed(value: SSAValue) -> SSAValue | None:
+    """One step of DFB resolution (section 3): the value a tile or tensor stands for, if any."""
+    if isinstance(value, BlockArgument):
+        return _compute_operand_of(value)
+    owner = value.owner
+    if isinstance(owner, ExtractOp | ExtractSliceOp):
+        return owner.operands[0]
+    if isinstance(owner, AttachCBOp):
+        return owner.cb
+    return None
+
+
+def resolve_dfb(value: SSAValue, name_of: Callable[[SSAValue], str]) -> DfbIdentity | None:
+    """The dataflow buffer a tile operand reads, following block arguments, extracts and attachments."""
+    current: SSAValue | None = value
+    while current is not None:
+        owner = current.owner
+        if isinstance(current, OpResult) and isinstance(owner, BindCBOp):
+            index = owner.cb_index
+            if isinstance(index, IntegerAttr):
+                return FinalizedDfb(index.value.data)
+            return UnfinalizedDfb(name_of(current))
+        current = _followed(current)
+    return None
+
+
+def same_tile_coords(lhs: SSAValue, rhs: SSAValue) -> bool:
+    """Both operands address the same tile (section 2, FPU eligibility).
+
+    Either both are input block arguments of one `ttl.compute` with equal indexing maps (an
+    output argument never qualifies), or both are `tensor.extract` results with the same indices.
+    """
+    if isinstance(lhs, BlockArgument) and isinstance(rhs, BlockArgument):
+        compute = lhs.block.parent_op()
+        if rhs.block is not lhs.block or not isinstance(compute, ComputeOp):
+            return False
+        inputs = len(compute.ins)
+        maps = compute.attributes.get("indexing_maps")
+        if lhs.index >= inputs or rhs.index >= inputs or maps is None:
+            return False
+        entries = getattr(maps, "data", ())
+        return len(entries) > max(lhs.index, rhs.index) and entries[lhs.index] == entries[rhs.index]
+    lhs_op, rhs_op = lhs.owner, rhs.owner
+    if isinstance(lhs_op, ExtractOp) and isinstance(rhs_op, ExtractOp):
+        return tuple(lhs_op.indices) == tuple(rhs_op.indices)
+    return False
+
+
+_BCAST_KINDS = {1: "col", 2: "row", 3: "scalar"}
+_REDUCE_DIMS = {"reduce_dim_row": "row", "reduce_dim_col": "col", "reduce_dim_scalar": "scalar"}
+
+
+def _bcast_attrs(op: Operation, parsed: ParsedChunk) -> dict[str, str]:
+    """`1 : i32` column, `2` row, `3` scalar (section 2)."""
+    kind = op.properties.get("bcast_type")
+    value = kind.value.data if isinstance(kind, IntegerAttr) else None
+    if value not in _BCAST_KINDS:
+        line, column = parsed.line_col(parsed.sites[op].start)
+        raise AdapterInputError(
+            ATTRIBUTE_INVALID,
+            f"'{op.name}' op broadcast kind must be 1 (col), 2 (row) or 3 (scalar), got {kind}",
+            line,
+            column,
+        )
+    return {"kind": _BCAST_KINDS[value]}
+
+
+def _reduce_attrs(op: Operation, parsed: ParsedChunk) -> dict[str, str]:
+    dim = op.properties["reduce_dim"]
+    assert isinstance(dim, ReduceDimAttr)
+    return {"dim": _REDUCE_DIMS[dim.keyword.data]}
+
+
+_ATTRS_BY_OP: dict[type[Operation], Callable[[Operation, ParsedChunk], dict[str, str]]] = {
+    TileBcastOp: _bcast_attrs,
+    TileReduceOp: _reduce_attrs,
+}
+
+
+def explicit_strategy(op: Operation) -> str | None:
+    """The strategy named by the op's attribute; an attribute of another kind is passed on as written."""
+    attr = op.attributes.get(STRATEGY_ATTR)
+    if attr is None:
+        return None
+    if isinstance(attr, TileExecutionStrategyAttr):
+        return attr.keyword.data
+    return str(attr)
+
+
+class _FunctionCollector:
+    """Walks one function, naming ops and describing their operands."""
+
+    def __init__(self, function: FuncOp, parsed: ParsedChunk) -> None:
+        self.function = function
+        self.parsed = parsed
+        self.id_of: dict[Operation, str] = {}
+        self.ids: set[str] = set()
+        self.dfb_types: dict[int, str] = {}
+
+    def value_name(self, value: SSAValue) -> str:
+        """The SSA name a value was written with (`%b`), or its position when it has none."""
+        owner = value.owner
+        if isinstance(value, OpResult) and isinstance(owner, Operation):
+            names = self.parsed.sites[owner].result_names if owner in self.parsed.sites else ()
+            if len(names) == len(owner.results):
+                return names[value.index]
+        return f"%{value.name_hint or '?'}"
+
+    def op_id(self, op: TileOp, position: int) -> str:
+        """The op's tile result name without `%` when unique in the function, else `<mnemonic>#<position>`."""
+        names = self.parsed.sites[op].result_names
+        tile_results = [i for i, result in enumerate(op.results) if tile_data_type(result.type) is not None]
+        if names and len(names) == len(op.results):
+            candidate = names[tile_results[0] if tile_results else 0].lstrip("%")
+            if candidate not in self.ids:
+                return candidate
+        return f"{op.name.removeprefix('ttl.')}#{position}"
+
+    def operand(self, value: SSAValue) -> Operand:
+        data_type = tile_data_type(value.type)
+        if data_type is None:
+            return ScalarOperand(scalar=_type_text(value.type))
+        dfb = resolve_dfb(value, self.value_name)
+        if isinstance(dfb, FinalizedDfb):
+            self.dfb_types.setdefault(dfb.index, data_type)
+            return DfbOperand(dfb=dfb.index)
+        if isinstance(dfb, UnfinalizedDfb):
+            return UnfinalizedDfbOperand(dfb_unfinalized=dfb.name)
+        producer = value.owner
+        if isinstance(producer, TileOp) and producer in self.id_of:
+            return ValueOperand(value=self.id_of[producer])
+        return UnattachedOperand(unattached=data_type)
+
+    def kernel_op(self, op: TileOp) -> KernelOp:
+        operands = op.tile_data_operands()
+        result_types = [tile_data_type(result.type) for result in op.results]
+        attrs = _ATTRS_BY_OP.get(type(op))
+        return KernelOp(
+            id=self.id_of[op],
+            op=op.name.removeprefix("ttl."),
+            operands=[self.operand(value) for value in operands],
+            result_dtype=next((t for t in result_types if t is not None), None),
+            same_tile_coords=len(operands) >= 2 and same_tile_coords(operands[0], operands[1]),
+            explicit_strategy=explicit_strategy(op),
+            attrs=dict(attrs(op, self.parsed)) if attrs is not None else {},
+        )
+
+    def collect(self) -> CollectedKernel:
+        ops: list[KernelOp] = []
+        for op in self.function.walk():
+            if isinstance(op, TileOp):
+                self.id_of[op] = self.op_id(op, len(ops))
+                self.ids.add(self.id_of[op])
+                ops.append(self.kernel_op(op))
+        dfbs = tuple(DfbSpec(index=i, dtype=t) for i, t in sorted(self.dfb_types.items()))
+        return CollectedKernel(tuple(ops), dfbs, {op_id: op for op, op_id in self.id_of.items()})
+
+
+def collect_kernel(function: FuncOp, parsed: ParsedChunk) -> CollectedKernel:
+    """The request ops and dataflow buffers of one function (section 3)."""
+    return _FunctionCollector(function, parsed).collect()
