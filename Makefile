@@ -14,10 +14,11 @@ demo: $(BIN)/.installed
 	bash examples/run-demo.sh $(BIN)/planner
 
 test: $(BIN)/.installed
+	$(BIN)/planner schema --check
 	$(BIN)/pytest
 
 soak: $(BIN)/.installed
-	HYPOTHESIS_PROFILE=soak $(BIN)/pytest -m "slow or not slow" -p no:randomly
+	HYPOTHESIS_PROFILE=soak $(BIN)/pytest -m "slow or not slow" -p no:randomly --durations=20
 
 lint: $(BIN)/.installed
 	$(BIN)/ruff check planner tests benchmarks

@@ -1,21 +1,266 @@
-"""The `planner` command line."""
+"""The `planner` command line: plan IR files, call protocol methods, serve, explain conflicts.
+
+Exit codes (service-protocol.md): 0 planned/proven, 1 refused/conflict/refuted, 2 bad
+request or bad input (typed error on stderr; a JSON error object on stdout with `--json`).
+Heavy modules are imported inside each command, so `planner --help` starts fast.
+"""
 
 from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from planner import __version__
 
+if TYPE_CHECKING:
+    from planner.contract import RequestError
+    from planner.service.limits import Limits
+
+EXIT_OK, EXIT_REFUSED, EXIT_BAD_REQUEST = 0, 1, 2
+
+Command = Callable[[argparse.Namespace], int]
+
+
+def _limits(args: argparse.Namespace) -> Limits:
+    from planner.service.limits import Limits
+
+    defaults = Limits()
+    return Limits(
+        max_bytes=getattr(args, "max_bytes", defaults.max_bytes),
+        max_depth=getattr(args, "max_depth", defaults.max_depth),
+        time_budget=args.timeout if args.timeout > 0 else None,
+    )
+
+
+def _read_text(path: str) -> str:
+    from planner.contract import RequestError
+    from planner.service import codes
+    from planner.service.requests import read_input
+
+    try:
+        return read_input(path).decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise RequestError(codes.UNREADABLE, f"{path} is not UTF-8 text (byte {exc.start})") from None
+
+
+def _print_json(value: Any) -> None:
+    from planner.service.limits import pretty_json
+
+    sys.stdout.write(pretty_json(value))
+
+
+def _fail(error: RequestError, as_json: bool) -> int:
+    sys.stderr.write(f"planner: error: [{error.code}] {error.message}\n")
+    if as_json:
+        _print_json({"error": error.to_json()})
+    return EXIT_BAD_REQUEST
+
+
+def _cmd_call(args: argparse.Namespace) -> int:
+    from planner.contract import RequestError
+    from planner.service.methods import answer, find_method
+    from planner.service.requests import read_input, read_params
+
+    limits = _limits(args)
+    method = find_method(args.method)
+    params = read_params(read_input(args.file), limits, method.name)
+    outcome = answer(method.name, params, limits.time_budget)
+    if isinstance(outcome, RequestError):
+        return _fail(outcome, args.json)
+    _print_json(outcome)
+    return EXIT_OK if method.succeeded(outcome) else EXIT_REFUSED
+
+
+def _cmd_serve(args: argparse.Namespace) -> int:
+    limits = _limits(args)
+    try:
+        if args.http is not None:
+            from planner.service.http import parse_address, serve_http
+
+            serve_http(parse_address(args.http), limits, sys.stderr)
+        else:
+            from planner.service.stdio import serve_stdio
+
+            serve_stdio(sys.stdin.buffer, sys.stdout.buffer, limits)
+    except KeyboardInterrupt:
+        pass  # the way to stop a server
+    return EXIT_OK
+
+
+def _cmd_schema(args: argparse.Namespace) -> int:
+    from planner.service import schemas
+
+    files, missing = schemas.generate()
+    for error in missing:
+        sys.stderr.write(f"planner: error: [{error.code}] {error.message}\n")
+    if args.check:
+        problems = schemas.stale(args.dir, files)
+        for problem in problems:
+            sys.stderr.write(f"planner: schema {problem}; run `planner schema` to regenerate\n")
+        return EXIT_REFUSED if problems or missing else EXIT_OK
+    schemas.write(args.dir, files)
+    return EXIT_REFUSED if missing else EXIT_OK
+
+
+def _options(pairs: list[str]) -> dict[str, str]:
+    from planner.contract import RequestError
+    from planner.service import codes
+
+    options = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise RequestError(codes.INVALID_PARAMS, f"--option expects KEY=VALUE, got {pair!r}")
+        options[key] = value
+    return options
+
+
+def _cmd_plan(args: argparse.Namespace) -> int:
+    from planner.adapters import AdapterInputError, detect_adapter, plan_with
+
+    text = _read_text(args.file)
+    filename = "<stdin>" if args.file == "-" else args.file
+    try:
+        adapter = args.adapter or detect_adapter(filename, text)
+        outcome = plan_with(adapter, text, filename=filename, options=_options(args.option))
+    except AdapterInputError as exc:  # compiler style, at the offending position
+        where = ":".join(str(part) for part in (filename, exc.line, exc.column) if part is not None)
+        sys.stderr.write(f"{where}: error: [{exc.code}] {exc.message}\n")
+        return EXIT_BAD_REQUEST
+    for line in outcome.diagnostics:
+        sys.stderr.write(line + "\n")
+    if args.report:
+        from planner.service.limits import pretty_json
+
+        Path(args.report).write_text(pretty_json(outcome.report), encoding="utf-8")
+    if not outcome.ok:
+        return EXIT_REFUSED
+    if args.output:
+        Path(args.output).write_text(outcome.text, encoding="utf-8")
+    else:
+        sys.stdout.write(outcome.text)
+    return EXIT_OK
+
+
+def _cmd_explain(args: argparse.Namespace) -> int:
+    from planner.service import explain
+
+    found = explain.explain_file(args.file, _read_text(args.file), _limits(args))
+    if args.graph:
+        from planner.service import graph
+
+        graph.draw(found, Path(args.graph))
+    if args.json:
+        _print_json(explain.to_json(found))
+    else:
+        sys.stdout.write(explain.render(found))
+    return EXIT_OK if found.explanation is None else EXIT_REFUSED
+
+
+def _cmd_layout_show(args: argparse.Namespace) -> int:
+    from planner.service import fractals
+
+    grid = fractals.fractal_grid(args.spec)
+    if args.png:
+        fractals.draw_png(grid, Path(args.png))
+    else:
+        sys.stdout.write(fractals.render(grid))
+    return EXIT_OK
+
+
+def _cmd_batch(args: argparse.Namespace) -> int:
+    from planner.service import batch
+
+    inputs = batch.collect_inputs([Path(p) for p in args.paths])
+    results = batch.run(inputs, workers=args.workers, dask=args.dask, progress=sys.stderr)
+    lines = "".join(batch.result_line(result) + "\n" for result in results)
+    if args.output:
+        Path(args.output).write_text(lines, encoding="utf-8")
+    else:
+        sys.stdout.write(lines)
+    return max((result.exit for result in results), default=EXIT_OK)
+
+
+def _add_limits(parser: argparse.ArgumentParser, with_sizes: bool) -> None:
+    parser.add_argument("--timeout", type=float, default=10.0, help="seconds per request; 0 = unlimited")
+    if with_sizes:
+        parser.add_argument(
+            "--max-bytes", type=int, default=4 * 1024 * 1024, help="largest request, in bytes"
+        )
+        parser.add_argument("--max-depth", type=int, default=64, help="deepest JSON nesting accepted")
+
+
+def _subcommand(sub: Any, name: str, run: Command, help: str) -> argparse.ArgumentParser:
+    parser: argparse.ArgumentParser = sub.add_parser(name, help=help, description=help)
+    parser.set_defaults(run=run)
+    return parser
+
+
+def _add_commands(sub: Any) -> None:
+    plan = _subcommand(sub, "plan", _cmd_plan, "plan a PyPTO program or TT-Lang MLIR file")
+    plan.add_argument("file", help="input file, or - for stdin")
+    plan.add_argument("-o", "--output", help="write the planned IR here instead of stdout")
+    plan.add_argument("--report", help="write the JSON planning report here")
+    plan.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="adapter option")
+    plan.add_argument("--adapter", choices=["pypto", "ttlang"], help="skip detection by extension/content")
+
+    call = _subcommand(sub, "call", _cmd_call, "answer one protocol request (JSON in, JSON out)")
+    call.add_argument("method", help="e.g. layout.plan, kernelcfg.resolve, proofs.check")
+    call.add_argument("file", nargs="?", default="-", help="JSON params file, or - for stdin")
+    call.add_argument("--json", action="store_true", help="also print errors as JSON on stdout")
+    _add_limits(call, with_sizes=True)
+
+    serve = _subcommand(
+        sub, "serve", _cmd_serve, "JSON-RPC 2.0 service: one message per line on stdin/stdout"
+    )
+    serve.add_argument(
+        "--http", metavar="HOST:PORT", help="serve HTTP POST instead (host defaults to 127.0.0.1)"
+    )
+    _add_limits(serve, with_sizes=True)
+
+    schema = _subcommand(sub, "schema", _cmd_schema, "write JSON Schemas for every method into schemas/")
+    schema.add_argument("--check", action="store_true", help="verify the checked-in schemas are current")
+    schema.add_argument("--dir", type=Path, default=Path("schemas"), help="schema directory")
+
+    explain = _subcommand(sub, "explain-conflict", _cmd_explain, "explain why a file or request is refused")
+    explain.add_argument("file", help="MLIR, PyPTO program, or JSON request; - for stdin")
+    explain.add_argument("--json", action="store_true", help="print the explanation as JSON")
+    explain.add_argument("--graph", metavar="OUT.dot|OUT.png", help="draw the conflict graph")
+    _add_limits(explain, with_sizes=False)
+
+    layout = sub.add_parser("layout", help="NZ layout tools", description="NZ layout tools")
+    layout_sub = layout.add_subparsers(title="layout commands", required=True)
+    show = _subcommand(layout_sub, "show", _cmd_layout_show, "show which elements land in which NZ fractal")
+    show.add_argument("spec", metavar="TENSOR-SPEC", help='e.g. "[64, 64] FP16"')
+    show.add_argument("--png", metavar="OUT.png", help="draw to a PNG (needs tile-planner[viz])")
+
+    batch = _subcommand(sub, "batch", _cmd_batch, "plan many files; one JSON line per input")
+    batch.add_argument("paths", nargs="+", metavar="DIR|FILE", help="files, or directories to search")
+    batch.add_argument("--workers", type=int, default=1, help="worker processes")
+    batch.add_argument("--dask", metavar="ADDRESS|local", help="run on dask.distributed (tile-planner[dask])")
+    batch.add_argument("-o", "--output", help="write the JSON lines here instead of stdout")
+
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="planner", description=__doc__)
+    parser = argparse.ArgumentParser(prog="planner", description=__doc__.split("\n\n")[0])
     parser.add_argument("--version", action="version", version=f"planner {__version__}")
+    _add_commands(parser.add_subparsers(title="commands"))
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    parser.parse_args(argv)
-    parser.print_help(sys.stdout)
-    return 0
+    args = parser.parse_args(argv)
+    run: Command | None = getattr(args, "run", None)
+    if run is None:
+        parser.print_help(sys.stdout)
+        return EXIT_OK
+    try:
+        return run(args)
+    except Exception as exc:
+        from planner.service.errors import to_request_error
+
+        return _fail(to_request_error(exc), getattr(args, "json", False))

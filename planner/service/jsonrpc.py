@@ -1,0 +1,101 @@
+"""JSON-RPC 2.0 framing (https://www.jsonrpc.org/specification) over the method registry.
+
+One message in (bytes), at most one message out: a response, a batch of responses, or
+nothing for notifications. Every failure is an error object whose `data.code` is a typed
+`request.*` code; nothing here raises for bad input.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from planner.contract import RequestError
+from planner.service import codes
+from planner.service.errors import to_request_error
+from planner.service.limits import Limits, dump_json, parse_json
+from planner.service.methods import answer
+
+_NO_ID = object()  # a notification: the member "id" is absent
+
+
+def error_object(error: RequestError) -> dict[str, Any]:
+    """The JSON-RPC `error` member for a typed request error."""
+    return {"code": codes.jsonrpc_number(error.code), "message": error.message, "data": error.to_json()}
+
+
+def error_reply(error: RequestError) -> str:
+    """A whole reply for a message whose id could not be read (section 5: `"id": null`)."""
+    return dump_json(_response(None, error=error))
+
+
+def _response(request_id: Any, *, result: Any = None, error: RequestError | None = None) -> dict[str, Any]:
+    body: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id}
+    if error is None:
+        body["result"] = result
+    else:
+        body["error"] = error_object(error)
+    return body
+
+
+def _valid_id(value: Any) -> bool:
+    """Section 4: an id is a string, a number or null (a bool is not a number here)."""
+    return value is None or (isinstance(value, str | int | float) and not isinstance(value, bool))
+
+
+def _envelope_error(message: Any) -> RequestError | None:
+    if not isinstance(message, dict):
+        return RequestError(
+            codes.INVALID_ENVELOPE, f"a request must be a JSON object, got {type(message).__name__}"
+        )
+    if message.get("jsonrpc") != "2.0":
+        return RequestError(codes.INVALID_ENVELOPE, 'a request must carry "jsonrpc": "2.0"')
+    if not isinstance(message.get("method"), str):
+        return RequestError(codes.INVALID_ENVELOPE, 'a request must carry a string "method"')
+    if not _valid_id(message.get("id")):
+        return RequestError(codes.INVALID_ENVELOPE, '"id" must be a string, a number or null')
+    extra = sorted(set(message) - {"jsonrpc", "method", "params", "id"})
+    if extra:
+        return RequestError(codes.INVALID_ENVELOPE, f"unknown request members: {', '.join(extra)}")
+    return None
+
+
+def _handle_one(message: Any, limits: Limits) -> dict[str, Any] | None:
+    """Answer one request object; None for a notification."""
+    problem = _envelope_error(message)
+    if problem is not None:
+        request_id = message.get("id") if isinstance(message, dict) and _valid_id(message.get("id")) else None
+        return _response(request_id, error=problem)
+    request_id = message.get("id", _NO_ID)
+    outcome = answer(message["method"], message.get("params", {}), limits.time_budget)
+    if request_id is _NO_ID:
+        return None
+    if isinstance(outcome, RequestError):
+        return _response(request_id, error=outcome)
+    return _response(request_id, result=outcome)
+
+
+def _handle_batch(messages: list[Any], limits: Limits) -> list[dict[str, Any]] | dict[str, Any] | None:
+    if not messages:
+        return _response(
+            None, error=RequestError(codes.EMPTY_BATCH, "a batch must hold at least one request")
+        )
+    if len(messages) > limits.max_batch:
+        message = f"a batch holds {len(messages)} requests, above the {limits.max_batch} limit"
+        return _response(None, error=RequestError(codes.BATCH_TOO_LARGE, message))
+    replies = [reply for reply in (_handle_one(m, limits) for m in messages) if reply is not None]
+    return replies or None
+
+
+def handle_message(data: bytes, limits: Limits) -> str | None:
+    """Answer one framed message (a request or a batch); None when nothing is to be sent."""
+    try:
+        message = parse_json(data, limits)
+    except RequestError as error:
+        return error_reply(error)
+    reply = _handle_batch(message, limits) if isinstance(message, list) else _handle_one(message, limits)
+    if reply is None:
+        return None
+    try:
+        return dump_json(reply)
+    except ValueError as exc:  # a result that is not JSON (e.g. NaN): the request id may be lost with it
+        return error_reply(to_request_error(exc))

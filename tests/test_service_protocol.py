@@ -1,0 +1,249 @@
+"""JSON-RPC framing, limits and the method registry, exercised in-process."""
+
+from __future__ import annotations
+
+import io
+import json
+import time
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from planner.contract import RequestError
+from planner.service import codes
+from planner.service.budget import BudgetExceeded, time_budget
+from planner.service.jsonrpc import handle_message
+from planner.service.limits import Limits, check_depth, dump_json, parse_json
+from planner.service.methods import METHODS, Method, answer
+from planner.service.stdio import read_messages, serve_stdio
+
+LIMITS = Limits(max_bytes=4096, max_depth=16, max_batch=8, time_budget=5.0)
+PROOF = {
+    "expr": "n0",
+    "bindings": [
+        {"name": "nb", "kind": "spmd", "extent": 4},
+        {"name": "n0", "kind": "assign", "expr": "nb * 256"},
+    ],
+}
+
+
+def rpc(message: Any, limits: Limits = LIMITS) -> Any:
+    data = message if isinstance(message, bytes) else json.dumps(message).encode()
+    reply = handle_message(data, limits)
+    return None if reply is None else json.loads(reply)
+
+
+def request(method: str, params: Any = None, id: Any = 1) -> dict[str, Any]:
+    body: dict[str, Any] = {"jsonrpc": "2.0", "id": id, "method": method}
+    if params is not None:
+        body["params"] = params
+    return body
+
+
+def error_code(reply: dict[str, Any]) -> str:
+    code: str = reply["error"]["data"]["code"]
+    return code
+
+
+def test_version_lists_every_method() -> None:
+    reply = rpc(request("planner.version"))
+    assert reply == {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "result": {"methods": sorted(METHODS), "protocol": "1", "version": "0.1.0"},
+    }
+
+
+def test_proofs_check_is_answered_with_a_result() -> None:
+    reply = rpc(request("proofs.check", PROOF, id="p"))
+    assert reply["id"] == "p"
+    assert [r["status"] for r in reply["result"]["results"]] == ["proven", "proven"]
+
+
+@pytest.mark.parametrize(
+    ("message", "code", "number"),
+    [
+        (b"{not json", codes.PARSE_ERROR, -32700),
+        (b"\xff\xfe", codes.PARSE_ERROR, -32700),
+        (b'{"a": NaN}', codes.PARSE_ERROR, -32700),
+        (b"[]", codes.EMPTY_BATCH, -32600),
+        (b'"hello"', codes.INVALID_ENVELOPE, -32600),
+        (b'{"jsonrpc": "1.0", "id": 1, "method": "planner.version"}', codes.INVALID_ENVELOPE, -32600),
+        (b'{"jsonrpc": "2.0", "id": 1}', codes.INVALID_ENVELOPE, -32600),
+        (b'{"jsonrpc": "2.0", "id": [1], "method": "planner.version"}', codes.INVALID_ENVELOPE, -32600),
+        (b'{"jsonrpc": "2.0", "id": 1, "method": "planner.version", "x": 0}', codes.INVALID_ENVELOPE, -32600),
+        (b'{"jsonrpc": "2.0", "id": 1, "method": "no.such"}', codes.UNKNOWN_METHOD, -32601),
+        (
+            b'{"jsonrpc": "2.0", "id": 1, "method": "proofs.check", "params": [1]}',
+            codes.INVALID_PARAMS,
+            -32602,
+        ),
+        (
+            b'{"jsonrpc": "2.0", "id": 1, "method": "proofs.check", "params": {}}',
+            "request.missing_field",
+            -32602,
+        ),
+        (
+            b'{"jsonrpc": "2.0", "id": 1, "method": "planner.version", "params": {"a": 1}}',
+            "request.unknown_field",
+            -32602,
+        ),
+        (
+            b'{"jsonrpc": "2.0", "id": 1, "method": "proofs.check", "params": {"expr": "a ** 2"}}',
+            "request.bad_expression",
+            -32602,
+        ),
+        (b"[" * 17 + b"]" * 17, codes.TOO_DEEP, -32002),
+        (b'{"a": "' + b"x" * 5000 + b'"}', codes.TOO_LARGE, -32001),
+    ],
+)
+def test_bad_requests_get_typed_errors(message: bytes, code: str, number: int) -> None:
+    reply = rpc(message)
+    assert error_code(reply) == code
+    assert reply["error"]["code"] == number
+    assert reply["jsonrpc"] == "2.0"
+
+
+def test_error_keeps_the_request_id() -> None:
+    assert rpc(request("no.such", id="abc"))["id"] == "abc"
+
+
+def test_notification_gets_no_reply() -> None:
+    assert rpc({"jsonrpc": "2.0", "method": "planner.version"}) is None
+
+
+def test_batch_answers_each_request_in_order_and_skips_notifications() -> None:
+    batch = [
+        request("planner.version", id=1),
+        {"jsonrpc": "2.0", "method": "planner.version"},
+        request("no.such", id=2),
+        7,
+    ]
+    replies = rpc(batch)
+    assert [r["id"] for r in replies] == [1, 2, None]
+    assert "result" in replies[0]
+    assert [error_code(r) for r in replies[1:]] == [codes.UNKNOWN_METHOD, codes.INVALID_ENVELOPE]
+
+
+def test_batch_of_notifications_gets_no_reply() -> None:
+    assert rpc([{"jsonrpc": "2.0", "method": "planner.version"}] * 2) is None
+
+
+def test_batch_above_the_limit_is_refused() -> None:
+    assert error_code(rpc([request("planner.version", id=i) for i in range(9)])) == codes.BATCH_TOO_LARGE
+
+
+def test_replies_are_byte_identical_and_sorted() -> None:
+    data = json.dumps(request("proofs.check", PROOF)).encode()
+    first = handle_message(data, LIMITS)
+    assert first is not None
+    assert first == handle_message(data, LIMITS)
+    assert first == dump_json(json.loads(first))
+
+
+def _sleepy(request: Any) -> Any:
+    time.sleep(5)
+
+
+def test_time_budget_turns_a_slow_handler_into_a_timeout(monkeypatch: pytest.MonkeyPatch) -> None:
+    slow = Method(
+        "test.slow",
+        "planner.service.protocol:VersionRequest",
+        f"{__name__}:_sleepy",
+        "planner.service.protocol:VersionResponse",
+        lambda result: True,
+    )
+    monkeypatch.setitem(METHODS, slow.name, slow)
+    started = time.monotonic()
+    outcome = answer("test.slow", {}, 0.2)
+    assert isinstance(outcome, RequestError)
+    assert outcome.code == codes.TIMEOUT
+    assert time.monotonic() - started < 2
+
+
+def test_time_budget_is_disarmed_afterwards() -> None:
+    with time_budget(0.05):
+        pass
+    time.sleep(0.1)  # an armed timer would raise here
+    with pytest.raises(BudgetExceeded), time_budget(0.05):
+        time.sleep(1)
+
+
+def test_handler_returning_the_wrong_type_is_an_internal_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    broken = Method(
+        "test.broken",
+        "planner.service.protocol:VersionRequest",
+        "builtins:repr",
+        "planner.service.protocol:VersionResponse",
+        lambda result: True,
+    )
+    monkeypatch.setitem(METHODS, broken.name, broken)
+    outcome = answer("test.broken", {}, None)
+    assert isinstance(outcome, RequestError)
+    assert outcome.code == codes.INTERNAL
+
+
+def test_missing_core_is_unavailable(monkeypatch: pytest.MonkeyPatch) -> None:
+    absent = Method(
+        "test.absent",
+        "planner.service.protocol:VersionRequest",
+        "planner.no_such_module:run",
+        "planner.service.protocol:VersionResponse",
+        lambda result: True,
+    )
+    monkeypatch.setitem(METHODS, absent.name, absent)
+    reply = rpc(request("test.absent"))
+    assert error_code(reply) == codes.UNAVAILABLE
+    assert reply["error"]["code"] == -32005
+
+
+def _depth(value: Any) -> int:
+    if isinstance(value, list):
+        return 1 + max(map(_depth, value), default=0)
+    if isinstance(value, dict):
+        return 1 + max(map(_depth, value.values()), default=0)
+    return 0
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(alphabet='ab[]{}"\\ ', max_size=6),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(st.text(alphabet='[]{}"k', max_size=3), inner, max_size=3)
+    ),
+    max_leaves=30,
+)
+
+
+@given(json_values, st.integers(min_value=0, max_value=8))
+def test_depth_check_agrees_with_the_nesting_of_the_parsed_value(value: Any, limit: int) -> None:
+    text = json.dumps(value)
+    if _depth(value) > limit:
+        with pytest.raises(RequestError) as caught:
+            check_depth(text, limit)
+        assert caught.value.code == codes.TOO_DEEP
+    else:
+        check_depth(text, limit)
+        assert parse_json(text.encode(), Limits(max_depth=limit)) == value
+
+
+def test_read_messages_skips_blank_lines_and_flags_oversized_ones() -> None:
+    stream = io.BytesIO(b'{"a":1}\r\n\n' + b"x" * 50 + b"\n" + b"y" * 10 + b"\n" + b"z" * 11 + b"\n")
+    assert list(read_messages(stream, 10)) == [b'{"a":1}', None, b"y" * 10, None]
+
+
+def test_serve_stdio_answers_each_line_and_survives_bad_ones() -> None:
+    lines = [
+        json.dumps(request("planner.version", id=1)),
+        "garbage",
+        "x" * 5000,
+        json.dumps({"jsonrpc": "2.0", "method": "planner.version"}),
+        json.dumps(request("no.such", id=2)),
+    ]
+    out = io.BytesIO()
+    serve_stdio(io.BytesIO(("\n".join(lines) + "\n").encode()), out, LIMITS)
+    replies = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert ["result" in r for r in replies] == [True, False, False, False]
+    assert [error_code(r) for r in replies[1:]] == [codes.PARSE_ERROR, codes.TOO_LARGE, codes.UNKNOWN_METHOD]
