@@ -1,9 +1,10 @@
-"""Service round trips over stdio and `planner --help` cold start.
+"""Service round trips through `PlannerClient` and `planner --help` cold start.
 
-Round trips: median and p99 of a 10-op `kernelcfg.resolve` and a one-load `layout.plan`
-(target <= 1 ms each), against `planner.version` (the transport floor) measured in the same
-server. Cold start: median of `planner --help` (target <= 0.3 s) against a bare
-`python -c pass` in the same run.
+Round trips: median and p99 of a 10-op `kernelcfg.resolve`, a one-load `layout.plan` with
+symbolic offsets (four Z3 obligations) and the same load at constant offsets (no
+obligations: what is left is service and planner overhead), against `planner.version`
+(the transport floor) measured in the same server. Target: <= 1 ms each. Cold start: median
+of `planner --help` (target <= 0.3 s) against a bare `python -c pass` in the same run.
 """
 
 from __future__ import annotations
@@ -16,7 +17,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+from planner.service.client import PlannerClient
+
 BIN = Path(sys.executable).parent
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "json"
 ROUND_TRIPS = 500
 COLD_STARTS = 15
 
@@ -34,24 +38,17 @@ KERNEL = {
         for i in range(10)
     ],
 }
-LAYOUT = {
-    "target": "a2a3",
-    "tensors": [{"name": "w", "shape": [256, 512], "dtype": "INT8", "layout": "NZ"}],
-    "bindings": [
-        {"name": "nb", "kind": "spmd", "extent": 2},
-        {"name": "n0", "kind": "assign", "expr": "nb * 256"},
-        {"name": "k0", "kind": "for", "start": 512, "stop": 4096, "step": 512},
-    ],
-    "ops": [
-        {
-            "id": "l0",
-            "op": "tile.load",
-            "source": "w",
-            "offsets": ["n0", "k0"],
-            "shapes": [256, 512],
-            "target_memory": "Mat",
-        }
-    ],
+LAYOUT_SYMBOLIC: dict[str, Any] = json.loads((EXAMPLES / "layout-plan.json").read_text())["params"]
+LAYOUT_CONSTANT = {
+    **LAYOUT_SYMBOLIC,
+    "bindings": [],
+    "ops": [{**LAYOUT_SYMBOLIC["ops"][0], "offsets": [0, 512]}],
+}
+CASES: dict[str, tuple[str, dict[str, Any]]] = {
+    "planner.version": ("planner.version", {}),
+    "kernelcfg.resolve": ("kernelcfg.resolve", KERNEL),
+    "layout.plan symbolic": ("layout.plan", LAYOUT_SYMBOLIC),
+    "layout.plan constant": ("layout.plan", LAYOUT_CONSTANT),
 }
 
 
@@ -60,19 +57,22 @@ def percentile(samples: list[float], fraction: float) -> float:
     return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
 
 
-def round_trips(server: subprocess.Popen[bytes], method: str, params: dict[str, Any]) -> list[float]:
+def round_trips(client: PlannerClient, method: str, params: dict[str, Any]) -> list[float]:
     """Seconds per request/reply over the pipes, one request in flight at a time."""
-    assert server.stdin is not None and server.stdout is not None
-    line = json.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}).encode() + b"\n"
     samples = []
     for _ in range(ROUND_TRIPS):
         started = time.perf_counter()
-        server.stdin.write(line)
-        server.stdin.flush()
-        reply = server.stdout.readline()
+        client.call(method, params)
         samples.append(time.perf_counter() - started)
-    assert b'"result"' in reply, reply[:300]
     return samples
+
+
+def check_cases(client: PlannerClient) -> None:
+    """The layout cases plan, and only the symbolic one carries proof obligations."""
+    symbolic = client.call("layout.plan", LAYOUT_SYMBOLIC)
+    constant = client.call("layout.plan", LAYOUT_CONSTANT)
+    assert symbolic["ok"] and constant["ok"], (symbolic, constant)
+    assert len(symbolic["obligations"]) == 4 and constant["obligations"] == [], constant
 
 
 def cold_start(argv: list[str]) -> float:
@@ -85,24 +85,23 @@ def cold_start(argv: list[str]) -> float:
 
 
 def main() -> int:
-    server = subprocess.Popen([str(BIN / "planner"), "serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-    try:
-        cases = {"planner.version": {}, "kernelcfg.resolve": KERNEL, "layout.plan": LAYOUT}
-        for method, params in cases.items():  # warm up imports and caches
-            round_trips(server, method, params)
-        timings = {method: round_trips(server, method, params) for method, params in cases.items()}
-    finally:
-        assert server.stdin is not None
-        server.stdin.close()
-        server.wait()
+    with PlannerClient() as client:
+        check_cases(client)
+        for method, params in CASES.values():  # warm up imports and caches
+            round_trips(client, method, params)
+        timings = {name: round_trips(client, method, params) for name, (method, params) in CASES.items()}
     floor = statistics.median(timings["planner.version"])
-    print(f"stdio round trip, {ROUND_TRIPS} requests each (baseline: planner.version)")
-    for method, samples in timings.items():
+    print(f"stdio round trip through PlannerClient, {ROUND_TRIPS} requests each (baseline: planner.version)")
+    for name, samples in timings.items():
         median = statistics.median(samples)
         print(
-            f"  {method:18s} median {median * 1e3:7.3f} ms  p99 {percentile(samples, 0.99) * 1e3:7.3f} ms"
+            f"  {name:22s} median {median * 1e3:7.3f} ms  p99 {percentile(samples, 0.99) * 1e3:7.3f} ms"
             f"  x{median / floor:5.2f} of baseline"
         )
+    symbolic, constant = (
+        statistics.median(timings[f"layout.plan {kind}"]) for kind in ("symbolic", "constant")
+    )
+    print(f"  Z3 share of layout.plan symbolic: {(symbolic - constant) * 1e3:.3f} ms (symbolic - constant)")
     python = cold_start([sys.executable, "-c", "pass"])
     planner = cold_start([str(BIN / "planner"), "--help"])
     print(f"cold start, median of {COLD_STARTS} (baseline: python -c pass)")

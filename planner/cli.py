@@ -8,6 +8,7 @@ Heavy modules are imported inside each command, so `planner --help` starts fast.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -74,19 +75,30 @@ def _cmd_call(args: argparse.Namespace) -> int:
     return EXIT_OK if method.succeeded(outcome) else EXIT_REFUSED
 
 
+def _silence_stdout() -> None:
+    """Point fd 1 at /dev/null, so the interpreter's final flush of unsent replies cannot fail."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+
+
 def _cmd_serve(args: argparse.Namespace) -> int:
     limits = _limits(args)
     try:
         if args.http is not None:
-            from planner.service.http import parse_address, serve_http
+            from planner.service.http import check_bind, parse_address, serve_http
 
-            serve_http(parse_address(args.http), limits, sys.stderr)
+            address = parse_address(args.http)
+            check_bind(address, args.allow_remote)
+            serve_http(address, limits, sys.stderr)
         else:
             from planner.service.stdio import serve_stdio
 
             serve_stdio(sys.stdin.buffer, sys.stdout.buffer, limits)
     except KeyboardInterrupt:
         pass  # the way to stop a server
+    except BrokenPipeError:  # the reader closed our stdout: nobody is left to answer
+        _silence_stdout()
     return EXIT_OK
 
 
@@ -219,6 +231,12 @@ def _add_commands(sub: Any) -> None:
     serve.add_argument(
         "--http", metavar="HOST:PORT", help="serve HTTP POST instead (host defaults to 127.0.0.1)"
     )
+    serve.add_argument(
+        "--allow-remote",
+        action="store_true",
+        help="let --http bind a non-loopback address (there is no authentication: anyone who "
+        "reaches the port can send requests)",
+    )
     _add_limits(serve, with_sizes=True)
 
     schema = _subcommand(sub, "schema", _cmd_schema, "write JSON Schemas for every method into schemas/")
@@ -264,3 +282,7 @@ def main(argv: list[str] | None = None) -> int:
         from planner.service.errors import to_request_error
 
         return _fail(to_request_error(exc), getattr(args, "json", False))
+
+
+if __name__ == "__main__":  # `python -m planner.cli`: what PlannerClient starts by default
+    sys.exit(main())

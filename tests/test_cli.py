@@ -267,3 +267,44 @@ def test_batch_dask_without_dask_names_the_extra(capsys: pytest.CaptureFixture[s
     exit_code, _, err = run_main(capsys, "batch", str(EXAMPLES / "json"), "--dask", "local")
     assert exit_code == 2
     assert "pip install 'tile-planner[dask]'" in err
+
+
+@pytest.mark.parametrize("address", ["0.0.0.0:0", "192.0.2.1:8765"])
+def test_serve_http_refuses_a_non_loopback_bind_unless_allowed(
+    capsys: pytest.CaptureFixture[str], address: str
+) -> None:
+    exit_code, out, err = run_main(capsys, "serve", "--http", address)
+    assert (exit_code, out) == (2, "")
+    assert err.startswith("planner: error: [request.not_loopback] ")
+    assert "--allow-remote" in err
+
+
+@pytest.mark.parametrize(
+    ("host", "allow_remote", "refused"),
+    [
+        ("127.0.0.1", False, False),
+        ("127.0.0.2", False, False),
+        ("localhost", False, False),
+        ("0.0.0.0", False, True),
+        ("0.0.0.0", True, False),
+        ("192.0.2.1", False, True),
+    ],
+)
+def test_check_bind_allows_loopback_only_by_default(host: str, allow_remote: bool, refused: bool) -> None:
+    from planner.contract import RequestError
+    from planner.service.http import check_bind
+
+    if refused:
+        with pytest.raises(RequestError) as caught:
+            check_bind((host, 0), allow_remote)
+        assert caught.value.code == "request.not_loopback"
+    else:
+        check_bind((host, 0), allow_remote)
+
+
+def test_serve_help_documents_allow_remote() -> None:
+    result = subprocess.run([PLANNER, "serve", "--help"], capture_output=True, text=True)
+    assert result.returncode == 0
+    assert "--allow-remote let --http bind a non-loopback address (there is no authentication" in " ".join(
+        result.stdout.split()
+    )

@@ -1,7 +1,8 @@
-"""A real `planner serve` subprocess over pipes: every method, a burst, and fuzzed input.
+"""A real `planner serve` subprocess over pipes: every method, a burst, fuzzed input, faults.
 
 The server must answer every message (or stay silent for notifications), type every
-error with a `request.*` code, keep serving, and keep its memory bounded.
+error with a `request.*` code, keep serving after a core fault, keep its memory bounded,
+and exit 0 on EOF or when its reader goes away. Spoken to through `PlannerClient`.
 """
 
 from __future__ import annotations
@@ -9,13 +10,14 @@ from __future__ import annotations
 import http.client
 import json
 import os
-import queue
 import subprocess
 import sys
 import threading
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -23,53 +25,26 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from planner.service import codes
+from planner.service.client import PlannerClient, ServiceError
 from planner.service.methods import METHODS
 
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "json"
 PLANNER = str(Path(sys.executable).with_name("planner"))
 MAX_BYTES = 64 * 1024
 RSS_GROWTH_LIMIT_KB = 50 * 1024
 REPLY_TIMEOUT = 60.0
 
-PROOF = {
-    "expr": "n0",
-    "bindings": [
-        {"name": "nb", "kind": "spmd", "extent": 4},
-        {"name": "n0", "kind": "assign", "expr": "nb * 256"},
-    ],
-}
-LAYOUT = {
-    "target": "a2a3",
-    "tensors": [{"name": "w", "shape": [256, 512], "dtype": "INT8", "layout": "NZ"}],
-    "bindings": [
-        {"name": "nb", "kind": "spmd", "extent": 2},
-        {"name": "n0", "kind": "assign", "expr": "nb * 256"},
-        {"name": "k0", "kind": "for", "start": 512, "stop": 4096, "step": 512},
-    ],
-    "ops": [
-        {
-            "id": "l0",
-            "op": "tile.load",
-            "source": "w",
-            "offsets": ["n0", "k0"],
-            "shapes": [256, 512],
-            "target_memory": "Mat",
-        }
-    ],
-}
-LAYOUT_REFUSED = {**LAYOUT, "bindings": [{"name": "n0", "kind": "param"}, {"name": "k0", "kind": "param"}]}
-KERNEL = {
-    "dfbs": [{"index": 0, "dtype": "f32"}, {"index": 1, "dtype": "f32"}],
-    "ops": [
-        {
-            "id": f"add{i}",
-            "op": "tile_add",
-            "operands": [{"dfb": 0}, {"dfb": 1}],
-            "result_dtype": "f32",
-            "same_tile_coords": True,
-        }
-        for i in range(10)
-    ],
-}
+
+def example(name: str) -> dict[str, Any]:
+    params: dict[str, Any] = json.loads((EXAMPLES / name).read_text())["params"]
+    return params
+
+
+PROOF = example("proofs-check.json")
+LAYOUT = example("layout-plan.json")
+LAYOUT_REFUSED = example("layout-plan-refused.json")
+KERNEL = example("kernelcfg-resolve.json")
 VALID_PARAMS: dict[str, dict[str, Any]] = {
     "planner.version": {},
     "proofs.check": PROOF,
@@ -89,55 +64,32 @@ def available(reference: str) -> bool:
     return True
 
 
-class Server:
-    """`planner serve` with a reader thread, so a hung server fails the test instead of hanging it."""
+def rss_kb(client: PlannerClient) -> int:
+    assert client.process is not None
+    status = Path(f"/proc/{client.process.pid}/status").read_text()
+    return int(next(line.split()[1] for line in status.splitlines() if line.startswith("VmRSS:")))
 
-    def __init__(self, *args: str) -> None:
-        self.process = subprocess.Popen(
-            [PLANNER, "serve", "--max-bytes", str(MAX_BYTES), *args],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-        )
-        self.replies: queue.Queue[bytes] = queue.Queue()
-        self.baseline_kb = 0
-        threading.Thread(target=self._read, daemon=True).start()
 
-    def _read(self) -> None:
-        assert self.process.stdout is not None
-        for line in self.process.stdout:
-            self.replies.put(line)
+@dataclass(frozen=True)
+class Served:
+    """The module's one server, and its RSS once every core was imported (imports are not growth)."""
 
-    def send(self, *lines: bytes) -> None:
-        assert self.process.stdin is not None
-        self.process.stdin.write(b"".join(line + b"\n" for line in lines))
-        self.process.stdin.flush()
-
-    def reply(self) -> Any:
-        return json.loads(self.replies.get(timeout=REPLY_TIMEOUT))
-
-    def call(self, method: str, params: Any, id: Any = 1) -> Any:
-        self.send(json.dumps({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).encode())
-        return self.reply()
-
-    def rss_kb(self) -> int:
-        status = Path(f"/proc/{self.process.pid}/status").read_text()
-        return int(next(line.split()[1] for line in status.splitlines() if line.startswith("VmRSS:")))
-
-    def close(self) -> int:
-        assert self.process.stdin is not None
-        self.process.stdin.close()
-        return self.process.wait(timeout=REPLY_TIMEOUT)
+    client: PlannerClient
+    baseline_kb: int
 
 
 @pytest.fixture(scope="module")
-def server() -> Iterator[Server]:
-    running = Server()
-    for method, params in sorted(VALID_PARAMS.items()):  # warm up: the cores' imports are not growth
-        running.call(method, params)
-    running.baseline_kb = running.rss_kb()
-    yield running
-    assert running.close() == 0
+def served() -> Iterator[Served]:
+    client = PlannerClient("--max-bytes", str(MAX_BYTES), timeout=REPLY_TIMEOUT, stderr=subprocess.DEVNULL)
+    for method, params in sorted(VALID_PARAMS.items()):
+        client.call(method, params)
+    yield Served(client, rss_kb(client))
+    assert client.close() == 0
+
+
+@pytest.fixture(scope="module")
+def server(served: Served) -> PlannerClient:
+    return served.client
 
 
 def assert_well_formed(reply: Any) -> None:
@@ -151,46 +103,48 @@ def assert_well_formed(reply: Any) -> None:
         assert reply["error"]["message"]
 
 
-def test_version_over_pipes(server: Server) -> None:
-    assert server.call("planner.version", {})["result"]["methods"] == sorted(METHODS)
+def test_version_over_pipes(server: PlannerClient) -> None:
+    assert server.call("planner.version")["methods"] == sorted(METHODS)
 
 
-def test_proofs_check_over_pipes(server: Server) -> None:
-    statuses = [r["status"] for r in server.call("proofs.check", PROOF)["result"]["results"]]
+def test_proofs_check_over_pipes(server: PlannerClient) -> None:
+    statuses = [r["status"] for r in server.call("proofs.check", PROOF)["results"]]
     assert statuses == ["proven", "proven"]
 
 
 @pytest.mark.skipif(not available("planner.layout:plan"), reason="layout core not installed")
-def test_layout_plan_over_pipes(server: Server) -> None:
-    result = server.call("layout.plan", LAYOUT)["result"]
+def test_layout_plan_over_pipes(server: PlannerClient) -> None:
+    result = server.call("layout.plan", LAYOUT)
     assert result["ok"] is True
     assert result["ops"][0]["offsets"] == [0, "k0 // 32", "n0 // 16", 0, 0]
-    refused = server.call("layout.plan", LAYOUT_REFUSED)["result"]
+    refused = server.call("layout.plan", LAYOUT_REFUSED)
     assert refused["ok"] is False
     assert refused["diagnostics"][0]["code"].startswith("nz.offset_unprovable")
 
 
 @pytest.mark.skipif(not available("planner.kernelcfg:resolve"), reason="kernel-config core not installed")
-def test_kernelcfg_resolve_over_pipes(server: Server) -> None:
-    result = server.call("kernelcfg.resolve", KERNEL)["result"]
+def test_kernelcfg_resolve_over_pipes(server: PlannerClient) -> None:
+    result = server.call("kernelcfg.resolve", KERNEL)
     assert result["ok"] is True
     assert result["plan"]["dst_width"] == 32
 
 
 @pytest.mark.skipif(not available("planner.adapters.pypto:plan_text"), reason="PyPTO adapter not installed")
-def test_pypto_plan_over_pipes(server: Server) -> None:
-    reply = server.call("pypto.plan", {"text": "this is not a program", "filename": "x.py"})
-    assert_well_formed(reply)
-    assert reply["error"]["data"]["code"] == "request.bad_input"
+def test_pypto_plan_over_pipes(server: PlannerClient) -> None:
+    with pytest.raises(ServiceError) as refused:
+        server.call("pypto.plan", {"text": "this is not a program", "filename": "x.py"})
+    assert (refused.value.code, refused.value.number) == (codes.BAD_INPUT, -32004)
+    assert refused.value.data["details"]["code"].startswith("adapter.")
 
 
 @pytest.mark.skipif(
     not available("planner.adapters.ttlang:plan_text"), reason="TT-Lang adapter not installed"
 )
-def test_ttlang_plan_over_pipes(server: Server) -> None:
-    reply = server.call("ttlang.plan", {"text": "func.func @k( {", "filename": "x.mlir"})
-    assert_well_formed(reply)
-    assert reply["error"]["data"]["code"] == "request.bad_input"
+def test_ttlang_plan_over_pipes(server: PlannerClient) -> None:
+    with pytest.raises(ServiceError) as refused:
+        server.call("ttlang.plan", {"text": "func.func @k( {", "filename": "x.mlir"})
+    assert refused.value.code == codes.BAD_INPUT
+    assert refused.value.data["details"]["code"].startswith("adapter.")
 
 
 def _mixed(index: int) -> tuple[str, Any]:
@@ -200,19 +154,19 @@ def _mixed(index: int) -> tuple[str, Any]:
     return method, params
 
 
-def test_burst_of_1000_mixed_requests_keeps_order_ids_and_memory(server: Server) -> None:
+def test_burst_of_1000_mixed_requests_keeps_order_ids_and_memory(server: PlannerClient) -> None:
     lines = [
         json.dumps({"jsonrpc": "2.0", "id": i, "method": m, "params": p}).encode()
         for i, (m, p) in (enumerate(map(_mixed, range(1000))))
     ]
-    server.send(*lines[:100])
-    warm = [server.reply() for _ in range(100)]
-    before = server.rss_kb()
-    writer = threading.Thread(target=server.send, args=tuple(lines))
+    server.send_raw(*lines[:100])
+    warm = [server.receive() for _ in range(100)]
+    before = rss_kb(server)
+    writer = threading.Thread(target=server.send_raw, args=tuple(lines))
     writer.start()
-    replies = [server.reply() for _ in lines]
+    replies = [server.receive() for _ in lines]
     writer.join()
-    assert server.rss_kb() - before <= RSS_GROWTH_LIMIT_KB
+    assert rss_kb(server) - before <= RSS_GROWTH_LIMIT_KB
     assert [r["id"] for r in replies] == list(range(1000))
     for reply in replies:
         assert_well_formed(reply)
@@ -234,7 +188,7 @@ def near_valid(draw: st.DrawFn) -> Any:
     """A valid request with one field dropped, retyped or added."""
     method = draw(st.sampled_from(sorted(VALID_PARAMS)))
     params = dict(VALID_PARAMS[method])
-    if params and draw(st.booleans()):
+    if len(params) > 0 and draw(st.booleans()):
         key = draw(st.sampled_from(sorted(params)))
         if draw(st.booleans()):
             del params[key]
@@ -261,22 +215,22 @@ fuzzed_messages = st.one_of(
 SENTINEL = json.dumps({"jsonrpc": "2.0", "id": "sentinel", "method": "planner.version"}).encode()
 
 
-def exchange(server: Server, messages: list[bytes]) -> None:
+def exchange(server: PlannerClient, messages: list[bytes]) -> None:
     """Send each message followed by a sentinel; every reply before the sentinel's must be well formed."""
-    server.send(*(line for message in messages for line in (message, SENTINEL)))
+    server.send_raw(*(line for message in messages for line in (message, SENTINEL)))
     for _ in messages:
         while True:
-            reply = server.reply()
+            reply = server.receive()
             if isinstance(reply, dict) and reply.get("id") == "sentinel":
                 break
             for item in reply if isinstance(reply, list) else [reply]:
                 assert_well_formed(item)
-    assert server.process.poll() is None
+    assert server.process is not None and server.process.poll() is None
 
 
 @settings(max_examples=100)  # 2,000 messages; the soak profile's count would run for hours
 @given(st.lists(fuzzed_messages, min_size=20, max_size=20))
-def test_fuzzed_requests_never_crash_the_server(server: Server, messages: list[bytes]) -> None:
+def test_fuzzed_requests_never_crash_the_server(server: PlannerClient, messages: list[bytes]) -> None:
     exchange(server, messages)
 
 
@@ -284,40 +238,113 @@ def test_fuzzed_requests_never_crash_the_server(server: Server, messages: list[b
 @pytest.mark.skipif(os.environ.get("HYPOTHESIS_PROFILE") != "soak", reason="10,000 messages: make soak")
 @settings(max_examples=100)  # 10,000 messages
 @given(st.lists(fuzzed_messages, min_size=100, max_size=100))
-def test_fuzzed_requests_soak(server: Server, messages: list[bytes]) -> None:
-    before = server.rss_kb()
+def test_fuzzed_requests_soak(server: PlannerClient, messages: list[bytes]) -> None:
+    before = rss_kb(server)
     exchange(server, messages)
-    assert server.rss_kb() - before <= RSS_GROWTH_LIMIT_KB
+    assert rss_kb(server) - before <= RSS_GROWTH_LIMIT_KB
 
 
-def test_memory_stays_bounded_after_all_traffic(server: Server) -> None:
-    """Runs last in file order: everything sent to this server grew its RSS by at most 50 MB."""
-    exchange(server, [b"[" * 70 + b"]" * 70, b'"' + b"x" * (2 * MAX_BYTES) + b'"'] * 50)
-    assert server.rss_kb() - server.baseline_kb <= RSS_GROWTH_LIMIT_KB
+def test_memory_stays_bounded_after_all_traffic(served: Served) -> None:
+    """Runs after the other users of the module's server: all its traffic grew RSS by at most 50 MB."""
+    exchange(served.client, [b"[" * 70 + b"]" * 70, b'"' + b"x" * (2 * MAX_BYTES) + b'"'] * 50)
+    assert rss_kb(served.client) - served.baseline_kb <= RSS_GROWTH_LIMIT_KB
 
 
-def test_http_face_serves_the_same_bodies() -> None:
+# A core that fails in three unexpected ways, picked by the request's factor; the rest is real.
+FAULTY_CORE = """
+import functools, sys
+import planner.proofs
+from planner.cli import main
+from planner.contract import RequestError
+
+class Unprintable(Exception):
+    def __str__(self):
+        raise RuntimeError("no text")
+
+real = planner.proofs.check
+faults = {
+    1 << 40: lambda: 1 // 0,
+    1 << 41: lambda: (_ for _ in ()).throw(Unprintable()),
+    1 << 42: lambda: (_ for _ in ()).throw(RequestError("request.x", "set details", {1, 2})),
+}
+
+@functools.wraps(real)
+def check(request, *args, **kwargs):
+    faults.get(request.factor, lambda: None)()
+    return real(request, *args, **kwargs)
+
+planner.proofs.check = check
+sys.exit(main(["serve", *sys.argv[1:]]))
+"""
+
+
+@pytest.mark.parametrize("factor", [1 << 40, 1 << 41, 1 << 42])
+def test_a_core_fault_is_request_internal_and_the_service_keeps_serving(factor: int) -> None:
+    command = [sys.executable, "-c", FAULTY_CORE, "--max-bytes", str(MAX_BYTES)]
+    with PlannerClient(command=command, timeout=REPLY_TIMEOUT, stderr=subprocess.PIPE) as client:
+        with pytest.raises(ServiceError) as fault:
+            client.call("proofs.check", {**PROOF, "factor": factor})
+        assert (fault.value.code, fault.value.number) == (codes.INTERNAL, -32603)
+        assert fault.value.message.startswith("internal error (")
+        assert [r["status"] for r in client.call("proofs.check", PROOF)["results"]] == ["proven", "proven"]
+    assert client.close() == 0
+    assert client.process is not None and client.process.stderr is not None
+    assert client.process.stderr.read() == b""
+
+
+def test_eof_mid_message_answers_it_and_exits_0() -> None:
+    client = PlannerClient(timeout=REPLY_TIMEOUT, stderr=subprocess.PIPE)
+    assert client.process is not None and client.process.stdin is not None
+    client.process.stdin.write(json.dumps({"jsonrpc": "2.0", "id": 5, "method": "planner.version"}).encode())
+    client.process.stdin.close()  # no newline: the last line ends at EOF
+    assert client.receive()["id"] == 5
+    with pytest.raises(ServiceError) as gone:
+        client.receive()
+    assert gone.value.code == codes.SERVICE_GONE
+    assert client.close() == 0
+
+
+def test_closed_stdout_ends_the_service_with_exit_0_and_no_traceback() -> None:
+    client = PlannerClient(timeout=REPLY_TIMEOUT, stderr=subprocess.PIPE)
+    assert client.process is not None and client.process.stdout is not None
+    client.process.stdout.close()  # the reader goes away: every reply now meets EPIPE
+    request = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "proofs.check", "params": PROOF}).encode()
+    client.send_raw(*[request] * 50)  # one write, done before the service can answer and leave
+    assert client.close() == 0
+    assert client.process.stderr is not None
+    assert client.process.stderr.read() == b""
+
+
+@contextmanager
+def http_service(*serve_args: str) -> Iterator[str]:
+    """`planner serve --http ...`; yields the URL it announces."""
     process = subprocess.Popen(
-        [PLANNER, "serve", "--http", "127.0.0.1:0"],
+        [PLANNER, "serve", *serve_args],
         stderr=subprocess.PIPE,
         stdout=subprocess.DEVNULL,
         env={**os.environ, "PYTHONUNBUFFERED": "1"},
     )
     try:
         assert process.stderr is not None
-        url = process.stderr.readline().decode().split(" on ")[1].strip()
+        yield process.stderr.readline().decode().split(" on ")[1].strip()
+    finally:
+        process.terminate()
+        process.wait(timeout=REPLY_TIMEOUT)
+
+
+def post(url: str, body: bytes) -> Any:
+    with urllib.request.urlopen(urllib.request.Request(url, data=body), timeout=REPLY_TIMEOUT) as response:
+        return response.read()
+
+
+def test_http_face_serves_the_same_bodies() -> None:
+    with http_service("--http", "127.0.0.1:0") as url:
         body = json.dumps({"jsonrpc": "2.0", "id": 7, "method": "proofs.check", "params": PROOF}).encode()
-        with urllib.request.urlopen(
-            urllib.request.Request(url, data=body), timeout=REPLY_TIMEOUT
-        ) as response:
-            http_reply = response.read()
         from planner.service.jsonrpc import handle_message
         from planner.service.limits import Limits
 
-        assert http_reply.decode() == handle_message(body, Limits())
-        bad = urllib.request.Request(url, data=b"{")
-        with urllib.request.urlopen(bad, timeout=REPLY_TIMEOUT) as response:
-            assert json.loads(response.read())["error"]["data"]["code"] == "request.parse_error"
+        assert post(url, body).decode() == handle_message(body, Limits())
+        assert json.loads(post(url, b"{"))["error"]["data"]["code"] == "request.parse_error"
         with pytest.raises(urllib.error.HTTPError) as refused:
             urllib.request.urlopen(urllib.request.Request(url), timeout=REPLY_TIMEOUT)
         assert refused.value.code == 405
@@ -330,6 +357,15 @@ def test_http_face_serves_the_same_bodies() -> None:
         response = connection.getresponse()
         assert response.status == 413
         assert json.loads(response.read())["error"]["data"]["code"] == "request.too_large"
-    finally:
-        process.terminate()
-        process.wait(timeout=REPLY_TIMEOUT)
+
+
+def test_http_face_binds_every_interface_only_when_allowed() -> None:
+    with http_service("--http", "0.0.0.0:0", "--allow-remote") as url:
+        assert url.startswith("http://0.0.0.0:")
+        local = url.replace("0.0.0.0", "127.0.0.1")
+        body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "planner.version"}).encode()
+        assert json.loads(post(local, body))["result"]["methods"] == sorted(METHODS)
+    refused = subprocess.run([PLANNER, "serve", "--http", "0.0.0.0:0"], capture_output=True, text=True)
+    assert refused.returncode == 2
+    assert "[request.not_loopback]" in refused.stderr
+    assert "--allow-remote" in refused.stderr

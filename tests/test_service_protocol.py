@@ -143,19 +143,24 @@ def test_replies_are_byte_identical_and_sorted() -> None:
     assert first == dump_json(json.loads(first))
 
 
+def register(monkeypatch: pytest.MonkeyPatch, name: str, handler: str) -> None:
+    """Serve `name` (no params, a version-shaped answer) with `handler`, for this test only."""
+    method = Method(
+        name,
+        "planner.service.protocol:VersionRequest",
+        handler,
+        "planner.service.protocol:VersionResponse",
+        lambda result: True,
+    )
+    monkeypatch.setitem(METHODS, name, method)
+
+
 def _sleepy(request: Any) -> Any:
     time.sleep(5)
 
 
 def test_time_budget_turns_a_slow_handler_into_a_timeout(monkeypatch: pytest.MonkeyPatch) -> None:
-    slow = Method(
-        "test.slow",
-        "planner.service.protocol:VersionRequest",
-        f"{__name__}:_sleepy",
-        "planner.service.protocol:VersionResponse",
-        lambda result: True,
-    )
-    monkeypatch.setitem(METHODS, slow.name, slow)
+    register(monkeypatch, "test.slow", f"{__name__}:_sleepy")
     started = time.monotonic()
     outcome = answer("test.slow", {}, 0.2)
     assert isinstance(outcome, RequestError)
@@ -172,28 +177,14 @@ def test_time_budget_is_disarmed_afterwards() -> None:
 
 
 def test_handler_returning_the_wrong_type_is_an_internal_error(monkeypatch: pytest.MonkeyPatch) -> None:
-    broken = Method(
-        "test.broken",
-        "planner.service.protocol:VersionRequest",
-        "builtins:repr",
-        "planner.service.protocol:VersionResponse",
-        lambda result: True,
-    )
-    monkeypatch.setitem(METHODS, broken.name, broken)
+    register(monkeypatch, "test.broken", "builtins:repr")
     outcome = answer("test.broken", {}, None)
     assert isinstance(outcome, RequestError)
     assert outcome.code == codes.INTERNAL
 
 
 def test_missing_core_is_unavailable(monkeypatch: pytest.MonkeyPatch) -> None:
-    absent = Method(
-        "test.absent",
-        "planner.service.protocol:VersionRequest",
-        "planner.no_such_module:run",
-        "planner.service.protocol:VersionResponse",
-        lambda result: True,
-    )
-    monkeypatch.setitem(METHODS, absent.name, absent)
+    register(monkeypatch, "test.absent", "planner.no_such_module:run")
     reply = rpc(request("test.absent"))
     assert error_code(reply) == codes.UNAVAILABLE
     assert reply["error"]["code"] == -32005
@@ -247,3 +238,30 @@ def test_serve_stdio_answers_each_line_and_survives_bad_ones() -> None:
     replies = [json.loads(line) for line in out.getvalue().splitlines()]
     assert ["result" in r for r in replies] == [True, False, False, False]
     assert [error_code(r) for r in replies[1:]] == [codes.PARSE_ERROR, codes.TOO_LARGE, codes.UNKNOWN_METHOD]
+
+
+class _Unprintable(Exception):
+    def __str__(self) -> str:
+        raise RuntimeError("no text")
+
+
+def _faulty_core(request: Any) -> Any:
+    raise _Unprintable
+
+
+def _non_json_details(request: Any) -> Any:
+    raise RequestError("request.x", "details that are not JSON", {1, 2})
+
+
+@pytest.mark.parametrize("handler", ["_faulty_core", "_non_json_details"])
+def test_a_core_fault_is_internal_and_the_stream_keeps_being_served(
+    monkeypatch: pytest.MonkeyPatch, handler: str
+) -> None:
+    register(monkeypatch, "test.faulty", f"{__name__}:{handler}")
+    out = io.BytesIO()
+    lines = [json.dumps(request("test.faulty", id=1)), json.dumps(request("planner.version", id=2))]
+    serve_stdio(io.BytesIO(("\n".join(lines) + "\n").encode()), out, LIMITS)
+    fault, version = (json.loads(line) for line in out.getvalue().splitlines())
+    assert (error_code(fault), fault["error"]["code"]) == (codes.INTERNAL, -32603)
+    assert fault["error"]["message"].startswith("internal error (")
+    assert version["id"] == 2 and "result" in version

@@ -1,4 +1,4 @@
-"""The `request.*` codes the service and the CLI raise, and their JSON-RPC 2.0 error numbers.
+"""The `request.*` codes the service, the CLI and the client raise, and their JSON-RPC 2.0 error numbers.
 
 Validation codes (`request.unknown_field`, `request.missing_field`, ...) are defined in
 `planner.contract`; this table only gives them their JSON-RPC number (invalid params).
@@ -21,6 +21,12 @@ UNREADABLE = "request.unreadable"
 MISSING_EXTRA = "request.missing_extra"
 NOT_EXPLAINABLE = "request.not_explainable"
 INTERNAL = "request.internal"
+NOT_LOOPBACK = "request.not_loopback"
+
+# Raised by the client only (planner.service.client); the service never sends them.
+SERVICE_GONE = "request.service_gone"
+NO_REPLY = "request.no_reply"
+BAD_REPLY = "request.bad_reply"
 
 # JSON-RPC 2.0 section 5.1: reserved numbers, plus server-defined ones in [-32099, -32000].
 JSONRPC_NUMBER: dict[str, int] = {

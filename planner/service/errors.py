@@ -25,6 +25,14 @@ def _unavailable(exc: ModuleNotFoundError) -> RequestError:
     return RequestError(codes.UNAVAILABLE, f"a planning component is not installed: {exc}")
 
 
+def _describe(exc: Exception) -> str:
+    """The exception's text, or just its type when even `str()` fails (a faulty core)."""
+    try:
+        return f"{type(exc).__name__}: {exc}"
+    except Exception:
+        return type(exc).__name__
+
+
 def to_request_error(exc: Exception) -> RequestError:
     """Map any failure while answering a request to a typed error; unknown ones are internal."""
     if isinstance(exc, RequestError):
@@ -35,4 +43,6 @@ def to_request_error(exc: Exception) -> RequestError:
         return _budget(exc)
     if isinstance(exc, ModuleNotFoundError):
         return _unavailable(exc)
-    return RequestError(codes.INTERNAL, f"internal error ({type(exc).__name__}): {exc}")
+    return RequestError(
+        codes.INTERNAL, f"internal error ({_describe(exc)}); please report it with the request"
+    )

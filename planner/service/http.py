@@ -1,11 +1,14 @@
 """`planner serve --http HOST:PORT`: the same JSON-RPC bodies over HTTP POST.
 
 Uses the standard library's single-threaded server, so each request runs on the main
-thread and its time budget can interrupt it. Binds to loopback unless told otherwise.
+thread and its time budget can interrupt it. The service has no authentication, so it
+binds only loopback addresses unless `--allow-remote` says serving other hosts is meant.
 """
 
 from __future__ import annotations
 
+import ipaddress
+import socket
 from http.server import BaseHTTPRequestHandler, HTTPServer
 from typing import TextIO
 
@@ -23,6 +26,26 @@ def parse_address(text: str) -> tuple[str, int]:
     if not port.isdigit() or not 0 <= int(port) <= 65535:
         raise RequestError(codes.INVALID_PARAMS, f"--http expects HOST:PORT or PORT, got {text!r}")
     return (host.strip("[]") or DEFAULT_HOST, int(port))
+
+
+def _loopback(host: str) -> bool:
+    """True when every IPv4 address `host` names is a loopback one (the server binds IPv4)."""
+    try:
+        found = socket.getaddrinfo(host, None, socket.AF_INET, socket.SOCK_STREAM)
+    except OSError as exc:
+        raise RequestError(codes.INVALID_PARAMS, f"--http host {host!r} does not resolve: {exc}") from None
+    return all(ipaddress.ip_address(entry[4][0]).is_loopback for entry in found)
+
+
+def check_bind(address: tuple[str, int], allow_remote: bool) -> None:
+    """Refuse a non-loopback bind unless it was asked for: anyone who reaches the port can plan."""
+    host = address[0]
+    if not allow_remote and not _loopback(host):
+        raise RequestError(
+            codes.NOT_LOOPBACK,
+            f"--http {host} is not a loopback address and the service has no authentication; "
+            f"bind {DEFAULT_HOST}, or pass --allow-remote to serve other hosts on purpose",
+        )
 
 
 def _error_body(code: str, message: str) -> bytes:

@@ -86,16 +86,22 @@ def _handle_batch(messages: list[Any], limits: Limits) -> list[dict[str, Any]] |
     return replies or None
 
 
-def handle_message(data: bytes, limits: Limits) -> str | None:
-    """Answer one framed message (a request or a batch); None when nothing is to be sent."""
+def _reply_text(data: bytes, limits: Limits) -> str | None:
     try:
         message = parse_json(data, limits)
     except RequestError as error:
         return error_reply(error)
     reply = _handle_batch(message, limits) if isinstance(message, list) else _handle_one(message, limits)
-    if reply is None:
-        return None
+    return None if reply is None else dump_json(reply)
+
+
+def handle_message(data: bytes, limits: Limits) -> str | None:
+    """Answer one framed message (a request or a batch); None when nothing is to be sent.
+
+    A fault past the handlers (e.g. a result or error detail that is not JSON) is answered
+    as `request.internal` with `"id": null`, so the service always keeps serving.
+    """
     try:
-        return dump_json(reply)
-    except ValueError as exc:  # a result that is not JSON (e.g. NaN): the request id may be lost with it
+        return _reply_text(data, limits)
+    except Exception as exc:
         return error_reply(to_request_error(exc))
