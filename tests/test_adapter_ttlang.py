@@ -45,6 +45,7 @@ def test_bundled_examples_are_present() -> None:
         "fpu_sfpu_mix.mlir",
         "reduce_preference.mlir",
         "split_modules.mlir",
+        "system_desc.mlir",
         "unpack_conflict.mlir",
     }
 
@@ -302,7 +303,6 @@ def _kernel(body: str, *, func_attrs: str = "", module_attrs: str = "") -> str:
 
 _EXP = f"    %e = ttl.tile_exp %x into dst[%c0] : {_TILE} -> {_TILE}\n"
 _FILL = f"    %f = ttl.tile_fill 1.0 into dst[%c0] : {_TILE}\n"
-_FRO = f"    %e = ttl.tile_frob %x into dst[%c0] : {_TILE} -> {_TILE}\n"
 _F64 = f"    %e = ttl.tile_exp %x into dst[%c0] : !ttcore.tile<32x32, f64> -> {_TILE}\n"
 _UNDEFINED = f"    %e = ttl.tile_exp %nope into dst[%c0] : {_TILE} -> {_TILE}\n"
 _STRATEGY = "ttl.tile_execution_strategy"
@@ -312,7 +312,6 @@ _STRATEGY = "ttl.tile_execution_strategy"
     ("text", "code", "line"),
     [
         ("func.func @f( {", "adapter.parse_error", 1),
-        (_kernel(_FRO), "adapter.parse_error", 7),
         (_kernel(_F64), "adapter.parse_error", 7),
         (_kernel(_UNDEFINED), "adapter.parse_error", None),
         (
@@ -323,7 +322,6 @@ _STRATEGY = "ttl.tile_execution_strategy"
             7,
         ),
         ('"ttl.tile_exp"() : () -> ()', "adapter.invalid_ir", None),
-        ("", "adapter.parse_error", None),
     ],
 )
 def test_malformed_input_is_a_typed_error(text: str, code: str, line: int | None) -> None:

@@ -118,6 +118,13 @@ HAND_WRITTEN: dict[str, list[dict[str, Any]]] = {
             ],
         },
     ],
+    "system_desc.mlir": [
+        {
+            "system_desc": {"chip_archs": ["wormhole_b0", "wormhole_b0"], "device_chip_ids": [1]},
+            "dfbs": _dfbs("bf16", 0, 1),
+            "ops": [_op("r", "tile_reduce", D0, D1, D0, result="bf16", attrs={"dim": "col"})],
+        }
+    ],
     "unpack_conflict.mlir": [
         {
             "dfbs": _dfbs("f32", 1),
@@ -157,6 +164,7 @@ EXPECTED_CONFIGURATION = {
         ({}, 32, "double_buffered", []),
         ({"d": "sfpu"}, 16, "double_buffered", []),
     ],
+    "system_desc.mlir": [({}, 16, "double_buffered", [])],
 }
 
 

@@ -19,3 +19,6 @@ ATTRIBUTE_INVALID = "adapter.attribute_invalid"
 
 REQUEST_REJECTED = "adapter.request_rejected"
 """The resolver refused the request built from the IR (an IR construct it cannot describe)."""
+
+UNKNOWN_TILE_OP = "adapter.unknown_tile_op"
+"""An op of another dialect, read only in generic form, that reads or produces tiles."""

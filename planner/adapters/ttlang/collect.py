@@ -12,13 +12,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 
-from xdsl.dialects.builtin import IntegerAttr, TensorType
+from pydantic import ValidationError
+from xdsl.dialects.builtin import IntegerAttr, TensorType, UnregisteredOp
 from xdsl.dialects.func import FuncOp
 from xdsl.dialects.tensor import ExtractOp, ExtractSliceOp
 from xdsl.ir import Attribute, BlockArgument, Operation, OpResult, SSAValue
 
 from planner.adapters.outcome import AdapterInputError
-from planner.adapters.ttlang.codes import ATTRIBUTE_INVALID
+from planner.adapters.ttlang.codes import ATTRIBUTE_INVALID, REQUEST_REJECTED, UNKNOWN_TILE_OP
 from planner.adapters.ttlang.source import ParsedChunk
 from planner.adapters.ttlang.ttcore_dialect import TileType
 from planner.adapters.ttlang.ttl_dialect import (
@@ -30,6 +31,7 @@ from planner.adapters.ttlang.ttl_dialect import (
     TileExecutionStrategyAttr,
     TileOp,
     TileReduceOp,
+    UnknownTtlOp,
 )
 from planner.kernelcfg.protocol import (
     DfbOperand,
@@ -43,6 +45,9 @@ from planner.kernelcfg.protocol import (
 )
 
 STRATEGY_ATTR = "ttl.tile_execution_strategy"
+
+KernelIROp = TileOp | UnknownTtlOp
+"""The ops a request lists: the TTL tile ops, and undefined `ttl.*` ops so the resolver refuses them."""
 
 
 @dataclass(frozen=True)
@@ -196,7 +201,7 @@ class _FunctionCollector:
                 return names[value.index]
         return f"%{value.name_hint or '?'}"
 
-    def op_id(self, op: TileOp, position: int) -> str:
+    def op_id(self, op: KernelIROp, position: int) -> str:
         """The op's tile result name without `%` when unique in the function, else `<mnemonic>#<position>`."""
         names = self.parsed.sites[op].result_names
         tile_results = [i for i, result in enumerate(op.results) if tile_data_type(result.type) is not None]
@@ -217,33 +222,63 @@ class _FunctionCollector:
         if isinstance(dfb, UnfinalizedDfb):
             return UnfinalizedDfbOperand(dfb_unfinalized=dfb.name)
         producer = value.owner
-        if isinstance(producer, TileOp) and producer in self.id_of:
+        if isinstance(producer, KernelIROp) and producer in self.id_of:
             return ValueOperand(value=self.id_of[producer])
         return UnattachedOperand(unattached=data_type)
 
-    def kernel_op(self, op: TileOp) -> KernelOp:
+    def kernel_op(self, op: KernelIROp) -> KernelOp:
         operands = op.tile_data_operands()
         result_types = [tile_data_type(result.type) for result in op.results]
         attrs = _ATTRS_BY_OP.get(type(op))
-        return KernelOp(
-            id=self.id_of[op],
-            op=op.name.removeprefix("ttl."),
-            operands=[self.operand(value) for value in operands],
-            result_dtype=next((t for t in result_types if t is not None), None),
-            same_tile_coords=len(operands) >= 2 and same_tile_coords(operands[0], operands[1]),
-            explicit_strategy=explicit_strategy(op),
-            attrs=dict(attrs(op, self.parsed)) if attrs is not None else {},
-        )
+        try:
+            return KernelOp(
+                id=self.id_of[op],
+                op=op.name.removeprefix("ttl."),
+                operands=[self.operand(value) for value in operands],
+                result_dtype=next((t for t in result_types if t is not None), None),
+                same_tile_coords=len(operands) >= 2 and same_tile_coords(operands[0], operands[1]),
+                explicit_strategy=explicit_strategy(op),
+                attrs=dict(attrs(op, self.parsed)) if attrs is not None else {},
+            )
+        except ValidationError as error:
+            line, column = self.parsed.line_col(self.parsed.sites[op].start)
+            problem = error.errors()[0]
+            field = ".".join(str(part) for part in problem["loc"])
+            raise AdapterInputError(
+                REQUEST_REJECTED,
+                f"'{op.name}' op cannot be described in a request: {field}: {problem['msg']}",
+                line,
+                column,
+            ) from None
 
     def collect(self) -> CollectedKernel:
         ops: list[KernelOp] = []
         for op in self.function.walk():
-            if isinstance(op, TileOp):
+            if isinstance(op, UnregisteredOp):
+                _refuse_foreign_tiles(op, self.parsed)
+            if isinstance(op, KernelIROp):
                 self.id_of[op] = self.op_id(op, len(ops))
                 self.ids.add(self.id_of[op])
                 ops.append(self.kernel_op(op))
         dfbs = tuple(DfbSpec(index=i, dtype=t) for i, t in sorted(self.dfb_types.items()))
         return CollectedKernel(tuple(ops), dfbs, {op_id: op for op, op_id in self.id_of.items()})
+
+
+def _refuse_foreign_tiles(op: UnregisteredOp, parsed: ParsedChunk) -> None:
+    """Another dialect's op read only generically is ignored unless it handles tiles: then its
+    requirements are unknown and planning around it would be unsound."""
+    values = (*op.operands, *op.results)
+    if all(tile_data_type(value.type) is None for value in values):
+        return
+    name = op.op_name.data
+    line, column = parsed.line_col(parsed.sites[op].start)
+    raise AdapterInputError(
+        UNKNOWN_TILE_OP,
+        f"'{name}' op reads or produces tiles but is not a TTL tile op, so its kernel-config "
+        "requirements are unknown; express it with ttl tile ops",
+        line,
+        column,
+    )
 
 
 def collect_kernel(function: FuncOp, parsed: ParsedChunk) -> CollectedKernel:

@@ -18,7 +18,13 @@ from planner.adapters.ttlang.apply import Edit, apply_edits, function_edit, stra
 from planner.adapters.ttlang.codes import REQUEST_REJECTED
 from planner.adapters.ttlang.collect import CollectedKernel, collect_kernel
 from planner.adapters.ttlang.diagnostics import Located, render
-from planner.adapters.ttlang.policy import enclosing_module, function_policy, option_policy, target_arch
+from planner.adapters.ttlang.policy import (
+    enclosing_module,
+    function_policy,
+    option_policy,
+    target_arch,
+    target_system,
+)
 from planner.adapters.ttlang.source import ParsedChunk, parse_chunk, split_chunks
 from planner.contract import RequestError
 from planner.kernelcfg import resolve
@@ -48,8 +54,10 @@ def _function_kernel(
         policy = function_policy(function, options)
     except KcfgError as refusal:
         return FunctionKernel(parsed, function, kernel, None, refusal)
+    module = enclosing_module(function)
     request = KernelcfgResolveRequest(
-        arch=target_arch(enclosing_module(function)),
+        arch=target_arch(module),
+        system_desc=target_system(module, parsed),
         function=function.sym_name.data,
         policy=policy,
         dfbs=list(kernel.dfbs),

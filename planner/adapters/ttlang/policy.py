@@ -17,12 +17,15 @@ from xdsl.dialects.func import FuncOp
 from xdsl.ir import Attribute, Operation
 
 from planner.adapters.outcome import AdapterInputError
-from planner.adapters.ttlang.codes import OPTION_INVALID, OPTION_UNKNOWN
-from planner.adapters.ttlang.ttcore_dialect import ArchAttr
+from planner.adapters.ttlang.codes import ATTRIBUTE_INVALID, OPTION_INVALID, OPTION_UNKNOWN
+from planner.adapters.ttlang.source import ParsedChunk
+from planner.adapters.ttlang.ttcore_dialect import ArchAttr, DeviceAttr, SystemDescAttr
 from planner.kernelcfg.codes import POLICY_ATTR_NOT_BOOL, POLICY_UNPACK_ATTR_MALFORMED, KcfgError
-from planner.kernelcfg.protocol import KernelPolicy
+from planner.kernelcfg.protocol import KernelPolicy, SystemDesc
 
 TARGET_ARCH_ATTR = "ttl.target_arch"
+SYSTEM_DESC_ATTR = "ttcore.system_desc"
+DEVICE_ATTR = "ttcore.device"
 UNPACK_ATTR = "ttl.unpack_to_dest_fp32"
 FPU_BINARY_ATTR = "ttl.enable_fpu_binary_ops"
 FP32_DEST_ATTR = "fp32_dest_acc_en"
@@ -131,3 +134,30 @@ def target_arch(module: ModuleOp | None) -> str | None:
     if attr is None:
         return None
     return attr.arch.data if isinstance(attr, ArchAttr) else str(attr)
+
+
+def _description(
+    module: ModuleOp, name: str, kind: type[SystemDescAttr | DeviceAttr], parsed: ParsedChunk
+) -> SystemDescAttr | DeviceAttr | None:
+    """The module's `name` attribute; one of another kind cannot describe a target (section 4.1)."""
+    attr = module.attributes.get(name)
+    if attr is None or isinstance(attr, kind):
+        return attr
+    line, column = parsed.line_col(parsed.sites[module].start)
+    raise AdapterInputError(
+        ATTRIBUTE_INVALID, f"'builtin.module' op {name} must be a #{kind.name} attribute", line, column
+    )
+
+
+def target_system(module: ModuleOp | None, parsed: ParsedChunk) -> SystemDesc | None:
+    """The chip architectures of `ttcore.system_desc` and the chip ids of `ttcore.device`, for the
+    resolver's agreement rules (section 4.1); None when the module has neither."""
+    if module is None:
+        return None
+    system = _description(module, SYSTEM_DESC_ATTR, SystemDescAttr, parsed)
+    device = _description(module, DEVICE_ATTR, DeviceAttr, parsed)
+    if system is None and device is None:
+        return None
+    archs = [arch.data for arch in system.chip_archs.data] if isinstance(system, SystemDescAttr) else []
+    chips = [chip.data for chip in device.chip_ids.data] if isinstance(device, DeviceAttr) else None
+    return SystemDesc(chip_archs=archs, device_chip_ids=chips)

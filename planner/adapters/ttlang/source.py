@@ -5,6 +5,10 @@ parser records, per op, the offset of its first token (MLIR's op location), its 
 names, and the extent of its attribute dictionary with each entry's text (or, when absent,
 where one would go). Files split with `// -----` are read chunk by chunk (kernel-config.md
 section 10), each chunk keeping its offset in the whole file.
+
+Ops the loaded dialects do not define: an undefined `ttl.*` op is read (generic form, or
+custom form following the `into dst[...]` convention) so the resolver can refuse it at its
+location; another dialect's op is read in generic form only, as xDSL's `UnregisteredOp`.
 """
 
 from __future__ import annotations
@@ -15,8 +19,8 @@ from dataclasses import dataclass, field
 from functools import cache
 
 from xdsl.context import Context
-from xdsl.dialects import arith, builtin, func, scf, tensor
-from xdsl.dialects.builtin import DictionaryAttr, ModuleOp
+from xdsl.dialects import arith, builtin, func, memref, scf, tensor
+from xdsl.dialects.builtin import DictionaryAttr, ModuleOp, UnregisteredOp
 from xdsl.ir import Attribute, Operation, TypeAttribute
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import ParseError, VerifyException
@@ -26,7 +30,7 @@ from xdsl.utils.mlir_lexer import MLIRTokenKind
 from planner.adapters.outcome import AdapterInputError
 from planner.adapters.ttlang.codes import INVALID_IR, PARSE_ERROR
 from planner.adapters.ttlang.ttcore_dialect import TTCore
-from planner.adapters.ttlang.ttl_dialect import TTL
+from planner.adapters.ttlang.ttl_dialect import TTL, unknown_ttl_op
 
 SPLIT_MARKER = re.compile(r"^// -----.*$", re.MULTILINE)
 _MEMO_TYPE = re.compile(r"(?:!ttcore\.tile|!ttl\.cb|tensor)<[\w!.,?<>\[\] ]*")
@@ -71,9 +75,10 @@ class _Frame:
 
 @cache
 def ttlang_context() -> Context:
-    """The dialects a TT-Lang compute kernel is written in; nothing unregistered is accepted."""
+    """The dialects a TT-Lang compute kernel is written in (ops of others: see `_get_op_by_name`)."""
     ctx = Context()
-    for dialect in (builtin.Builtin, func.Func, arith.Arith, scf.Scf, tensor.Tensor, TTCore, TTL):
+    dialects = (builtin.Builtin, func.Func, arith.Arith, memref.MemRef, scf.Scf, tensor.Tensor, TTCore, TTL)
+    for dialect in dialects:
         ctx.load_dialect(dialect)
     return ctx
 
@@ -92,6 +97,22 @@ class SiteRecordingParser(Parser):
         token = super()._consume_token(expected_kind)
         self._previous_end = token.span.end
         return token
+
+    def _get_op_by_name(self, name: str) -> type[Operation]:
+        """A known op; an undefined `ttl.*` op as `UnknownTtlOp` (the resolver refuses it, section 2);
+        another dialect's op only in generic form, whose syntax needs no definition."""
+        known = self.ctx.get_optional_op(name, dialect_stack=self._parser_state.dialect_stack)
+        if known is not None:
+            return known
+        if name.startswith("ttl."):
+            return unknown_ttl_op(name)
+        if self.lexer.input.content[self._previous_end - 1] == '"':
+            return _unregistered_op(name)
+        return super()._get_op_by_name(name)
+
+    def at_end(self) -> bool:
+        """Nothing but whitespace and comments is left."""
+        return self._current_token.kind == MLIRTokenKind.EOF
 
     def parse_optional_type(self) -> TypeAttribute | None:
         """Kernels repeat a few long tile and tensor types thousands of times: parse each spelling once."""
@@ -164,6 +185,11 @@ class SiteRecordingParser(Parser):
             self._frames[-1].attr_dict = site
 
 
+@cache
+def _unregistered_op(name: str) -> type[Operation]:
+    return UnregisteredOp.with_name(name)
+
+
 def _memo_type_spelling(text: str, start: int) -> str | None:
     """The full spelling of a bracketed type at `start` when it is safe to reuse by text."""
     match = _MEMO_TYPE.match(text, start)
@@ -216,8 +242,13 @@ def split_chunks(text: str) -> tuple[list[Chunk], list[str]]:
 
 
 def parse_chunk(chunk: Chunk, filename: str) -> ParsedChunk:
-    """Parse and verify one chunk; malformed text is an `AdapterInputError`, never a traceback."""
+    """Parse and verify one chunk; malformed text is an `AdapterInputError`, never a traceback.
+
+    An empty chunk (only whitespace and comments) is an empty module: nothing to plan.
+    """
     parser = SiteRecordingParser(chunk.text, filename)
+    if parser.at_end():
+        return ParsedChunk(chunk, ModuleOp([]))
     try:
         module = parser.parse_module()
         module.verify()

@@ -3,12 +3,14 @@
 Every op gets a declarative assembly format matching TT-Lang's custom syntax, so the same
 definitions read both that syntax and MLIR's generic form. Tile ops (`TileOp` subclasses)
 are the ops the kernel-config resolver is asked about; the `into dst[...]` slot index is
-always their last operand and carries no tile data (section 2).
+always their last operand and carries no tile data (section 2). A `ttl.*` op not defined
+here is read as an `UnknownTtlOp`, which the resolver is asked about too and refuses.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cache
 from typing import ClassVar
 
 from xdsl.dialects.builtin import (
@@ -21,7 +23,7 @@ from xdsl.dialects.builtin import (
     StringAttr,
     i32,
 )
-from xdsl.ir import Attribute, Dialect, ParametrizedAttribute, SSAValue, TypeAttribute
+from xdsl.ir import Attribute, Dialect, Operation, ParametrizedAttribute, SSAValue, TypeAttribute
 from xdsl.irdl import (
     AnyAttr,
     AttrSizedOperandSegments,
@@ -300,10 +302,13 @@ class TileOp(IRDLOperation):
         return operands[:-1] if self.HAS_DST_SLOT else operands
 
 
-_UNARY_FORMAT = "$input `into` `dst` `[` $dst `]` attr-dict `:` type($input) `->` type($result)"
-_BINARY_FORMAT = (
-    "$lhs `,` $rhs `into` `dst` `[` $dst `]` attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)"
-)
+def _into_dst(operands: str, types: str) -> str:
+    """The assembly format of an op writing `dst[...]`: `<operands> into dst[%i] {attrs} : <types>`."""
+    return f"{operands} `into` `dst` `[` $dst `]` attr-dict `:` {types}"
+
+
+_UNARY_FORMAT = _into_dst("$input", "type($input) `->` type($result)")
+_BINARY_FORMAT = _into_dst("$lhs `,` $rhs", "type($lhs) `,` type($rhs) `->` type($result)")
 
 
 class UnaryTileOp(TileOp):
@@ -331,10 +336,14 @@ _BINARY_MNEMONICS = (
 )  # fmt: skip
 
 
+def _class_name(mnemonic: str) -> str:
+    """`tile_exp` -> `TileExpOp`."""
+    return "".join(part.title() for part in mnemonic.split("_")) + "Op"
+
+
 def _tile_op_class(mnemonic: str, base: type[TileOp]) -> type[IRDLOperation]:
     """One IRDL op per mnemonic sharing `base`'s operands and syntax."""
-    class_name = "".join(part.title() for part in mnemonic.split("_")) + "Op"
-    op_class = type(class_name, (base,), {"name": f"ttl.{mnemonic}", "__module__": __name__})
+    op_class = type(_class_name(mnemonic), (base,), {"name": f"ttl.{mnemonic}", "__module__": __name__})
     return irdl_op_definition(op_class)
 
 
@@ -352,9 +361,8 @@ class TileBcastOp(TileOp):
     dst = operand_def(IndexType)
     bcast_type = prop_def(AnyAttr())
     result = result_def()
-    assembly_format = (
-        "$input `,` $output $bcast_type `into` `dst` `[` $dst `]` attr-dict "
-        "`:` `(` type($input) `,` type($output) `)` `->` type($result)"
+    assembly_format = _into_dst(
+        "$input `,` $output $bcast_type", "`(` type($input) `,` type($output) `)` `->` type($result)"
     )
 
 
@@ -368,9 +376,9 @@ class TileReduceOp(TileOp):
     reduce_type = prop_def(AnyAttr())
     reduce_dim = prop_def(ReduceDimAttr)
     result = result_def()
-    assembly_format = (
-        "$input `,` $scaler `,` $output $reduce_type $reduce_dim `into` `dst` `[` $dst `]` attr-dict "
-        "`:` `(` type($input) `,` type($scaler) `,` type($output) `)` `->` type($result)"
+    assembly_format = _into_dst(
+        "$input `,` $scaler `,` $output $reduce_type $reduce_dim",
+        "`(` type($input) `,` type($scaler) `,` type($output) `)` `->` type($result)",
     )
 
 
@@ -382,9 +390,8 @@ class TileMatmulBlockOp(TileOp):
     acc = opt_operand_def()
     dst = operand_def(IndexType)
     result = result_def()
-    assembly_format = (
-        "$lhs `,` $rhs (`,` $acc^)? `into` `dst` `[` $dst `]` attr-dict "
-        "`:` type($lhs) `,` type($rhs) (`,` type($acc)^)? `->` type($result)"
+    assembly_format = _into_dst(
+        "$lhs `,` $rhs (`,` $acc^)?", "type($lhs) `,` type($rhs) (`,` type($acc)^)? `->` type($result)"
     )
 
 
@@ -394,7 +401,7 @@ class TileFillOp(TileOp):
     value = prop_def(AnyAttr())
     dst = operand_def(IndexType)
     result = result_def()
-    assembly_format = "$value `into` `dst` `[` $dst `]` attr-dict `:` type($result)"
+    assembly_format = _into_dst("$value", "type($result)")
 
 
 @irdl_op_definition
@@ -407,10 +414,7 @@ class CopyTileOp(TileOp):
     dst = operand_def(IndexType)
     token = result_def(DstType)
     result = result_def()
-    assembly_format = (
-        "$src `[` $src_indices `]` `into` `dst` `[` $dst `]` attr-dict `:` type($src) `->` type($token) "
-        "`,` type($result)"
-    )
+    assembly_format = _into_dst("$src `[` $src_indices `]`", "type($src) `->` type($token) `,` type($result)")
 
 
 @irdl_op_definition
@@ -434,6 +438,68 @@ class DstIndexOp(TileOp):
     index = operand_def()
     result = result_def()
     assembly_format = "$index attr-dict `:` type($index) `->` type($result)"
+
+
+class UnknownTtlOp(Operation):
+    """A `ttl.*` op this dialect does not define (one subclass per name, from `unknown_ttl_op`).
+
+    It has no execution semantics, so the resolver refuses it (`kcfg.op_semantics_unknown`,
+    kernel-config.md section 2) at its location; planning never rewrites it. Its request
+    lists every operand as written, since without a definition the `dst[...]` slot of the
+    generic form cannot be told apart. The custom form read is the tile-op convention
+    `%x, %y into dst[%i] {attrs} : T, U -> R` (operand types optionally parenthesized; with
+    no operands before `into`, the types after `:` are the results); it prints generically.
+    """
+
+    name = "ttl.unknown"
+    traits = traits_def()
+
+    def tile_data_operands(self) -> tuple[SSAValue, ...]:
+        return tuple(self.operands)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> UnknownTtlOp:
+        unresolved = (
+            parser.parse_optional_undelimited_comma_separated_list(
+                parser.parse_optional_unresolved_operand, parser.parse_unresolved_operand
+            )
+            or []
+        )
+        for keyword in ("into", "dst"):
+            parser.parse_keyword(keyword)
+        parser.parse_punctuation("[")
+        dst = parser.parse_unresolved_operand()
+        parser.parse_punctuation("]")
+        attributes = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        types_at = parser.pos
+        types = _parse_type_list(parser)
+        result_types: list[Attribute] = []
+        if parser.parse_optional_punctuation("->") is not None:
+            result_types = _parse_type_list(parser)
+        elif not unresolved:
+            types, result_types = [], types
+        data = parser.resolve_operands(unresolved, types, types_at)
+        operands = [*data, parser.resolve_operand(dst, IndexType())]
+        return cls.create(operands=operands, result_types=result_types, attributes=attributes)
+
+
+def _parse_type_list(parser: Parser) -> list[Attribute]:
+    """`T, U` or `(T, U)` (possibly `()`)."""
+    types: list[Attribute] = []
+    if parser.parse_optional_punctuation("(") is None:
+        types.extend(parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type))
+    elif parser.parse_optional_punctuation(")") is None:
+        types.extend(parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type))
+        parser.parse_punctuation(")")
+    return types
+
+
+@cache
+def unknown_ttl_op(name: str) -> type[UnknownTtlOp]:
+    """The op class standing for the undefined `ttl.*` op `name` (the same class for every use)."""
+    class_name = "Unknown" + _class_name(name.removeprefix("ttl."))
+    return type(class_name, (UnknownTtlOp,), {"name": name, "__module__": __name__})
 
 
 TTL = Dialect(
