@@ -6,7 +6,13 @@ time to first plan is what `Problem.getSolution()` takes. Medians are printed wi
 between them, the median of the part both share (python-constraint's model preparation),
 the end-to-end `resolve()` median (request to plan, including requirement collection), and
 the growth of `KernelSolver` time per 10x ops. Targets: 5,000 ops <= 0.3 s, >= 25x
-faster than OptimizedBacktracking, <= 12x time for 10x ops. Not a test.
+faster than OptimizedBacktracking, <= 12x time for 10x ops.
+
+Refused kernels (`--refused-sizes`): the same blocks with a row broadcast of an unpacked DFB
+inserted half-way. Printed: the `resolve()` median including the minimal conflict and the
+verified corrections; the same kernel without the broadcast (plans: the baseline); and
+QuickXplain over every record (no focus on the conflict's component) against the focused
+search `resolve()` runs. Target: <= 1 s at 5,000 ops. Not a test.
 
     .venv/bin/python benchmarks/bench_resolver.py [--sizes 100 500 1000 5000] [--repeats 5]
 """
@@ -24,20 +30,21 @@ import constraint
 
 from planner.kernelcfg import resolve
 from planner.kernelcfg.csp import KernelSolver, build_problem
+from planner.kernelcfg.explain import build_records, minimal_conflict, quickxplain, satisfiable
 from planner.kernelcfg.policy import normalize_policy
 from planner.kernelcfg.protocol import KernelcfgResolveRequest
 from planner.kernelcfg.requirements import collect_requirements
-from planner.kernelcfg.resolver import request_target, search_model
+from planner.kernelcfg.resolver import request_target, resolve_with, search_model
 
 PAIRS = 32  # DFB pairs (2j, 2j + 1) on Blackhole's 64 indices
 
 
-def synthetic_request(ops: int) -> KernelcfgResolveRequest:
+def synthetic_ops(ops: int, pairs: int = PAIRS) -> list[dict[str, Any]]:
     """Blocks of add/exp/mul/store over DFB pairs; every third pair has an exp pinning unpack-to-DST."""
     op_list: list[dict[str, Any]] = []
     block = 0
     while len(op_list) < ops:
-        pair = block % PAIRS
+        pair = block % pairs
         a, b = 2 * pair, 2 * pair + 1
         add, exp, mul = f"add{block}", f"exp{block}", f"mul{block}"
         exp_input: dict[str, Any] = {"dfb": b} if pair % 3 == 0 else {"value": add}
@@ -59,8 +66,28 @@ def synthetic_request(ops: int) -> KernelcfgResolveRequest:
             {"id": f"st{block}", "op": "tile_store", "operands": [{"value": mul}]},
         ]
         block += 1
-    dfbs = [{"index": i, "dtype": "f32"} for i in range(2 * PAIRS)]
-    return KernelcfgResolveRequest.model_validate({"arch": "blackhole", "dfbs": dfbs, "ops": op_list[:ops]})
+    return op_list[:ops]
+
+
+def blackhole_request(op_list: list[dict[str, Any]], pairs: int = PAIRS) -> KernelcfgResolveRequest:
+    dfbs = [{"index": i, "dtype": "f32"} for i in range(2 * pairs)]
+    return KernelcfgResolveRequest.model_validate({"arch": "blackhole", "dfbs": dfbs, "ops": op_list})
+
+
+def synthetic_request(ops: int) -> KernelcfgResolveRequest:
+    return blackhole_request(synthetic_ops(ops))
+
+
+REFUSED_PAIRS = PAIRS - 1  # leaves two indices free for the split corrections
+CONFLICT = {"id": "bcast_mid", "op": "tile_bcast", "operands": [{"dfb": 1}], "attrs": {"kind": "row"}}
+
+
+def refused_requests(ops: int) -> tuple[KernelcfgResolveRequest, KernelcfgResolveRequest]:
+    """A kernel refused half-way (a row broadcast of DFB 1, which exps unpack) and its planning twin."""
+    op_list = synthetic_ops(ops - 1, REFUSED_PAIRS)
+    middle = len(op_list) // 8 * 4  # a block boundary near the middle
+    refused = blackhole_request([*op_list[:middle], CONFLICT, *op_list[middle:]], REFUSED_PAIRS)
+    return refused, blackhole_request(op_list, REFUSED_PAIRS)
 
 
 def fresh_problem(request: KernelcfgResolveRequest, solver: constraint.Solver) -> constraint.Problem:
@@ -103,11 +130,64 @@ def time_resolve(request: KernelcfgResolveRequest, repeats: int) -> list[float]:
     return times
 
 
+def time_refusal(request: KernelcfgResolveRequest, repeats: int) -> list[float]:
+    times = []
+    for _ in range(repeats):
+        gc.collect()
+        start = time.perf_counter()
+        response = resolve(request)
+        times.append(time.perf_counter() - start)
+        assert response.conflict is not None and response.conflict.minimal_conflict
+        assert any(correction.resolves for correction in response.conflict.corrections)
+    return times
+
+
+def time_minimal_conflict(request: KernelcfgResolveRequest, repeats: int, focused: bool) -> list[float]:
+    """The minimal-conflict search alone: focused on the conflict's component, or over every record."""
+    resolution = resolve_with(request)
+    assert resolution.error is not None and resolution.target is not None
+    assert resolution.requirements is not None
+    items = build_records(resolution, resolution.requirements)
+    target, error = resolution.target, resolution.error
+
+    def consistent(subset: Any) -> bool:
+        return satisfiable(subset, target, frozenset())
+
+    times = []
+    for _ in range(repeats):
+        gc.collect()
+        start = time.perf_counter()
+        if focused:
+            minimal_conflict(items, error, consistent, target)
+        else:
+            quickxplain(items, consistent)
+        times.append(time.perf_counter() - start)
+    return times
+
+
+def report_refusals(sizes: list[int], repeats: int) -> None:
+    print(
+        f"\n{'ops':>6} {'refused resolve()':>18} {'planning twin':>14} {'ratio':>7}"
+        f" {'QX focused':>11} {'QX all records':>15} {'speedup':>8}"
+    )
+    for size in sizes:
+        refused, twin = refused_requests(size)
+        whole = statistics.median(time_refusal(refused, repeats))
+        base = statistics.median(time_resolve(twin, repeats))
+        focused = statistics.median(time_minimal_conflict(refused, repeats, focused=True))
+        unfocused = statistics.median(time_minimal_conflict(refused, repeats, focused=False))
+        print(
+            f"{size:>6} {whole * 1e3:>15.1f} ms {base * 1e3:>11.1f} ms {whole / base:>6.1f}x"
+            f" {focused * 1e3:>8.1f} ms {unfocused * 1e3:>12.1f} ms {unfocused / focused:>7.1f}x"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[100, 500, 1000, 5000])
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--baseline-repeats", type=int, default=3)
+    parser.add_argument("--refused-sizes", type=int, nargs="+", default=[1000, 5000])
     args = parser.parse_args()
     ours: dict[int, float] = {}
     header = f"{'KernelSolver':>14} {'OptimizedBT':>14} {'speedup':>9} {'shared prep':>13} {'resolve()':>11}"
@@ -128,6 +208,7 @@ def main() -> None:
             print(
                 f"growth {small} -> {small * 10} ops: {ours[small * 10] / ours[small]:.1f}x time for 10x ops"
             )
+    report_refusals(args.refused_sizes, args.repeats)
 
 
 if __name__ == "__main__":

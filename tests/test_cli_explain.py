@@ -23,6 +23,12 @@ TTLANG_CONFLICT = (
     "rule dfb_input allows 16:default | 32:default [tile_bcast row operand 0 reads DFB 1 via "
     "DataflowBuffer]\n"
     "ttlang/unpack_conflict.mlir:10:3: note: minimal conflicting set: {r4, r5}\n"
+    "ttlang/unpack_conflict.mlir:10:3: note: correction (verified): read operand 0 of ttl.tile_exp 'e' "
+    "from its own dataflow buffer: a copy of DFB 1 in new index 0 (the lowest undeclared index within "
+    "the conservative 32-DFB-index capacity used when target metadata is absent)\n"
+    "ttlang/unpack_conflict.mlir:10:3: note: correction (verified): read operand 0 of ttl.tile_bcast "
+    "'row' from its own dataflow buffer: a copy of DFB 1 in new index 0 (the lowest undeclared index "
+    "within the conservative 32-DFB-index capacity used when target metadata is absent)\n"
 )
 
 NZ_REFUSAL = (
@@ -68,7 +74,7 @@ def test_golden_explanations(capsys: pytest.CaptureFixture[str], source: str, go
 def test_json_request_conflict_names_both_requirements(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = explain(capsys, "json/kernelcfg-resolve-conflict.json")
     assert code == 1
-    error, note, *requirements, minimal = out.splitlines()
+    error, note, *requirements, minimal, split_exp, split_bcast = out.splitlines()
     assert error.startswith(
         "json/kernelcfg-resolve-conflict.json:@exp_and_bcast: error: [kcfg.dfb_unpack_conflict]"
     )
@@ -76,6 +82,11 @@ def test_json_request_conflict_names_both_requirements(capsys: pytest.CaptureFix
     assert [r.split("requirement ")[1][:2] for r in requirements] == ["r4", "r5"]
     assert all("DFB 1, f32" in r for r in requirements)
     assert minimal.endswith("minimal conflicting set: {r4, r5}")
+    assert split_exp.split(": note: ")[1].startswith(
+        "correction (verified): read operand 0 of ttl.tile_exp 'exp0' from its own dataflow buffer: "
+        "a copy of DFB 1 in new index 0"
+    )
+    assert "read operand 0 of ttl.tile_bcast 'bcast0'" in split_bcast
 
 
 def test_no_conflict_exits_0(capsys: pytest.CaptureFixture[str]) -> None:

@@ -358,6 +358,27 @@ def test_broadcast_of_scalars_is_not_a_tile() -> None:
     assert "expected a tile or tensor-of-tiles operand, got 'f32'" in conflict.message
 
 
+@pytest.mark.parametrize(
+    ("operands", "position", "got"),
+    [
+        ([{"scalar": "index"}], 0, "index"),
+        ([{"unattached": "index"}], 0, "index"),
+        ([{"unattached": "f64"}], 0, "f64"),
+        ([0, {"scalar": "i32"}], 1, "i32"),
+    ],
+)
+def test_a_routed_operand_that_is_not_a_tile_is_named(operands: list[Any], position: int, got: str) -> None:
+    mnemonic = "tile_exp" if len(operands) == 1 else "tile_max"
+    conflict = refused(kernel(op("x", mnemonic, *operands)), "kcfg.operand_not_tile")
+    assert (conflict.op, conflict.operand) == ("x", position)
+    assert conflict.message == f"'ttl.{mnemonic}' op expected a tile or tensor-of-tiles operand, got '{got}'"
+
+
+def test_a_scalar_in_an_unrouted_position_is_not_looked_at() -> None:
+    bcast = op("b", "tile_bcast", 0, {"scalar": "index"}, attrs={"kind": "col"})
+    assert_plan(planned(kernel(bcast)), 32, [])
+
+
 def test_math_fidelity_is_forwarded_untouched() -> None:
     response = planned(kernel(ADD, math_fidelity="HiFi4"))
     assert response.plan is not None and response.plan.math_fidelity == "HiFi4"

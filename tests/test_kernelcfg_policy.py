@@ -199,7 +199,6 @@ def test_bad_requests_raise_typed_request_errors() -> None:
         kernel(op("e", "tile_exp", 0), op("e", "tile_abs", 0)),
         kernel(op("b", "tile_bcast", 0, attrs={"kind": "diagonal"})),
         kernel(op("f", "tile_fill", result=None)),
-        kernel(op("e", "tile_exp", {"unattached": "f64"})),
         kernel(op("a", "tile_add", 0, **SAME)),
         kernel(op("e", "tile_exp", 0), dfbs={0: "f32"}).model_copy(
             update={"dfbs": kernel(dfbs={0: "f32"}).dfbs * 2}

@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
+import constraint
 import pytest
 from hypothesis import assume, given, settings
 
 from planner.kernelcfg import resolve
 from planner.kernelcfg.api import resolve_on
-from planner.kernelcfg.explain import Requirement, build_records, satisfiable, strip_explicit
+from planner.kernelcfg.codes import KcfgError
+from planner.kernelcfg.csp import KernelSolver, build_problem
+from planner.kernelcfg.explain import Requirement, build_records, satisfiable, strip_explicit, suggestions
+from planner.kernelcfg.policy import normalize_policy
 from planner.kernelcfg.protocol import KernelcfgResolveRequest
 from planner.kernelcfg.requirements import collect_requirements
-from planner.kernelcfg.resolver import resolve_with
+from planner.kernelcfg.resolver import request_target, resolve_with, search_model
 from planner.testing.oracles.kernel_enum import enum_oracle
 from planner.testing.oracles.kernel_literal import literal_resolve
-from planner.testing.strategies.kernels import kernel_requests
+from planner.testing.strategies.kernels import conflicting_kernel_requests, kernel_requests
 
 
 @given(kernel_requests())
@@ -82,14 +86,23 @@ def test_minimal_conflicts_are_minimal_and_corrections_resolve(request: Kernelcf
     assert not consistent(minimal)
     for dropped in range(len(minimal)):
         assert consistent(minimal[:dropped] + minimal[dropped + 1 :])
-    relaxable = [item for item in minimal if item.edit is not None]
-    assert [c.change for c in response.conflict.corrections] == [item.change for item in relaxable]
-    for item, correction in zip(relaxable, response.conflict.corrections, strict=True):
-        assert item.edit is not None
-        corrected = item.edit(request)
+    offered = suggestions(request, resolution.target, minimal)
+    assert [c.change for c in response.conflict.corrections] == [s.change for s in offered]
+    for suggestion, correction in zip(offered, response.conflict.corrections, strict=True):
+        corrected = suggestion.edit(request)
+        if suggestion.collected is not None:  # the shortcut the check takes collects the same
+            assert suggestion.collected(collect_requirements(request)) == collect_requirements(corrected)
         oracle = enum_oracle(corrected)
         assert correction.resolves == (oracle is not None and oracle.satisfiable())
         assert correction.resolves == resolve(corrected).ok
+
+
+@given(conflicting_kernel_requests())
+def test_structural_corrections_match_the_oracle(
+    request: KernelcfgResolveRequest,
+) -> None:
+    """Planted unpack and broadcast-width conflicts: the DFB splits and widened broadcasts are checked too."""
+    test_minimal_conflicts_are_minimal_and_corrections_resolve.hypothesis.inner_test(request)  # type: ignore[attr-defined]
 
 
 @given(kernel_requests())
@@ -106,3 +119,20 @@ def test_csp_path_agrees_with_the_literal_algorithm_on_larger_kernels(
     request: KernelcfgResolveRequest,
 ) -> None:
     test_csp_path_agrees_with_the_literal_algorithm.hypothesis.inner_test(request)  # type: ignore[attr-defined]
+
+
+@settings(max_examples=50)
+@given(kernel_requests(max_ops=5, ops=("tile_add", "tile_mul", "tile_exp", "tile_bcast", "copy_tile")))
+def test_a_generic_solver_on_the_csp_model_agrees_with_the_kernel_solver(
+    request: KernelcfgResolveRequest,
+) -> None:
+    """The relational `OptionConstraint` model states the same problem `KernelSolver` solves."""
+    try:
+        target = request_target(request)
+        model = search_model(target, normalize_policy(request.policy, target), collect_requirements(request))
+    except KcfgError:
+        assume(False)
+        return
+    generic = build_problem(model, constraint.BacktrackingSolver()).getSolution()
+    ours = KernelSolver().search(model)
+    assert (generic is not None) == ours.ok

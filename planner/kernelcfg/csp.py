@@ -29,7 +29,7 @@ import networkx as nx
 from planner.kernelcfg.requirements import Choice, ChoiceOption
 from planner.kernelcfg.semantics import Strategy
 from planner.kernelcfg.state import Applier, BatchSummary, ConflictRecord, KernelState
-from planner.targets.tenstorrent import UnpackMode
+from planner.targets.tenstorrent import WIDTHS, UnpackMode
 
 WIDTH_VAR = ("width",)
 SYNC_VAR = ("sync",)
@@ -104,16 +104,11 @@ class OptionConstraint(constraint.Constraint):  # type: ignore[misc]
             applier.destination_allows(u, width) for u in self.option.uses.destination
         ):
             return False
+        widths = WIDTHS if width is None else (width,)
         for dfb_use in self.option.uses.dfb:
             mode = assignments.get(variables[self.dfb_position[dfb_use.dfb]])
-            configured = applier.configured(dfb_use)
-            pairs = applier.target.supported_dfb_configurations(
-                dfb_use.primitive, dfb_use.route, dfb_use.elem
-            )
-            if not any(
-                (width is None or w == width) and (mode is None or m == mode) and m in configured
-                for w, m in pairs
-            ):
+            allowed = [applier.allowed_modes(dfb_use, w) for w in widths]
+            if not any(modes and (mode is None or mode in modes) for modes in allowed):
                 return False
         return True
 

@@ -3,13 +3,19 @@
 Every hard requirement of a refused kernel becomes a record with a stable id (r1, r2, ...,
 in a fixed order: policy, explicit unpack entries, explicit strategies, then ops in walk
 order). QuickXplain (Junker 2004) over that order finds a minimal unsatisfiable subset: the
-subset is unsatisfiable and each proper subset is satisfiable. Each relaxable record in it
-yields a correction, which is re-checked by resolving the corrected request again.
+subset is unsatisfiable and each proper subset is satisfiable.
+
+Corrections, in this order: one relaxation per relaxable record of the minimal set (policy,
+explicit unpack entry, explicit strategy), then those of `planner.kernelcfg.structural` for
+the DFBs two of its ops read and for its bf16/f16 broadcasts. Each is checked by resolving
+the corrected request again; one that removes this conflict but not another one of the
+kernel is still listed, with `resolves: false`, so the person sees that a second cause
+remains.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 
 from planner.kernelcfg.codes import (
@@ -42,9 +48,10 @@ from planner.kernelcfg.requirements import (
     UseBatch,
     collect_requirements,
 )
-from planner.kernelcfg.resolver import Resolution, resolve_with
+from planner.kernelcfg.resolver import Resolution, resolve_collected, resolve_with
 from planner.kernelcfg.semantics import Strategy
 from planner.kernelcfg.state import Applier, KernelState
+from planner.kernelcfg.structural import RequestEdit, Suggestion, structural_suggestions
 from planner.targets.tenstorrent import WIDTHS, KernelTargetEnvironment
 
 # Conflicts of the joint search (and the FPU policy clash); other refusals have no records.
@@ -60,8 +67,6 @@ _SEARCH_CODES = frozenset(
         FPU_POLICY_CONFLICT,
     }
 )
-
-RequestEdit = Callable[[KernelcfgResolveRequest], KernelcfgResolveRequest]
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,12 +101,11 @@ Payload = (
 
 @dataclass(frozen=True, slots=True)
 class Requirement:
-    """One record and what it constrains; `edit` relaxes it (None: the kernel itself)."""
+    """One record and what it constrains; `relax` lifts it (None: the kernel itself)."""
 
     record: RequirementRecord
     payload: Payload
-    change: str | None = None
-    edit: RequestEdit | None = None
+    relax: Suggestion | None = None
 
 
 def _policy_edit(**fields: object) -> RequestEdit:
@@ -141,8 +145,7 @@ def _pair_names(target: KernelTargetEnvironment, use: DFBInputUse) -> list[str]:
     return sorted(f"{w}:{mode.value}" for w, mode in pairs)
 
 
-def _destination_names(target: KernelTargetEnvironment, use: DestinationUse) -> list[str]:
-    applier = Applier(target, None)
+def _destination_names(applier: Applier, use: DestinationUse) -> list[str]:
     return [f"dst_width={w}" for w in WIDTHS if applier.destination_allows(use, w)]
 
 
@@ -152,11 +155,12 @@ class _Records:
     def __init__(self) -> None:
         self.items: list[Requirement] = []
 
-    def add(
-        self, payload: Payload, change: str | None = None, edit: RequestEdit | None = None, **fields: object
-    ) -> None:
+    def add(self, payload: Payload, relax: Suggestion | None = None, **fields: object) -> None:
+        self.put(payload, fields, relax)
+
+    def put(self, payload: Payload, fields: Mapping[str, object], relax: Suggestion | None = None) -> None:
         record = RequirementRecord.model_validate({"id": f"r{len(self.items) + 1}", **fields})
-        self.items.append(Requirement(record, payload, change, edit))
+        self.items.append(Requirement(record, payload, relax))
 
 
 def _f32_dfbs(requirements: KernelRequirements) -> list[int]:
@@ -172,8 +176,7 @@ def build_records(resolution: Resolution, relaxed: KernelRequirements) -> list[R
         width = 32 if policy.fp32_dest_acc is ThreeState.ENABLED else 16
         records.add(
             PolicyWidth(width),
-            "set fp32_dest_acc to auto",
-            _policy_edit(fp32_dest_acc="auto"),
+            Suggestion("set fp32_dest_acc to auto", _policy_edit(fp32_dest_acc="auto")),
             kind="policy",
             allows=[f"dst_width={width}"],
             summary=f"fp32_dest_acc {policy.fp32_dest_acc.value}",
@@ -181,8 +184,7 @@ def build_records(resolution: Resolution, relaxed: KernelRequirements) -> list[R
     if not policy.fpu_binary and any(o.strategy is Strategy.FPU for c in relaxed.choices for o in c.options):
         records.add(
             FpuDisabled(),
-            "enable FPU binary ops",
-            _policy_edit(fpu_binary=True),
+            Suggestion("enable FPU binary ops", _policy_edit(fpu_binary=True)),
             kind="policy",
             allows=["sfpu"],
             summary="FPU binary ops disabled",
@@ -191,10 +193,10 @@ def build_records(resolution: Resolution, relaxed: KernelRequirements) -> list[R
         for dfb in _f32_dfbs(relaxed):
             listed = dfb in policy.unpack_to_dest_fp32
             verb = ("remove", "from") if listed else ("add", "to")
+            change = f"{verb[0]} DFB {dfb} {verb[1]} ttl.unpack_to_dest_fp32"
             records.add(
                 ExplicitUnpack(dfb),
-                f"{verb[0]} DFB {dfb} {verb[1]} ttl.unpack_to_dest_fp32",
-                _unpack_edit(dfb, listed),
+                Suggestion(change, _unpack_edit(dfb, listed)),
                 kind="explicit_unpack",
                 dfb=dfb,
                 allows=["unpack_to_dest" if listed else "default"],
@@ -210,8 +212,7 @@ def build_records(resolution: Resolution, relaxed: KernelRequirements) -> list[R
         other = "SFPU" if stated.explicit is Strategy.FPU else "FPU"
         records.add(
             ExplicitStrategy(choice.op, stated.explicit),
-            f"allow {other} for {choice.mnemonic} {choice.op}",
-            _strategy_edit(choice.op),
+            Suggestion(f"allow {other} for {choice.mnemonic} {choice.op}", _strategy_edit(choice.op)),
             kind="explicit_strategy",
             op=choice.op,
             allows=[stated.explicit.value],
@@ -221,32 +222,29 @@ def build_records(resolution: Resolution, relaxed: KernelRequirements) -> list[R
     return records.items
 
 
-def _slot(operand: int | None) -> str:
-    return "result" if operand is None else f"operand {operand}"
+def _use_fields(
+    use: DestinationUse | DFBInputUse, kind: str, allows: list[str], does: str
+) -> dict[str, object]:
+    """The record fields every use shares: where it is, its element type, and the sentence."""
+    slot = "result" if use.operand is None else f"operand {use.operand}"
+    return {
+        "kind": kind,
+        "op": use.op,
+        "operand": use.operand,
+        "dtype": use.elem.name,
+        "allows": allows,
+        "summary": f"{use.mnemonic} {use.op} {slot} {does}",
+    }
 
 
 def _use_records(records: _Records, relaxed: KernelRequirements, target: KernelTargetEnvironment) -> None:
+    applier = Applier(target, None)
     for dest in relaxed.fixed.destination:
-        records.add(
-            dest,
-            kind="destination",
-            op=dest.op,
-            operand=dest.operand,
-            dtype=dest.elem.name,
-            allows=_destination_names(target, dest),
-            summary=f"{dest.mnemonic} {dest.op} {_slot(dest.operand)} holds '{dest.elem.name}' in DST",
-        )
+        allowed = _destination_names(applier, dest)
+        records.put(dest, _use_fields(dest, "destination", allowed, f"holds '{dest.elem.name}' in DST"))
     for use in relaxed.fixed.dfb:
-        records.add(
-            use,
-            kind="dfb_input",
-            op=use.op,
-            operand=use.operand,
-            dfb=use.dfb,
-            dtype=use.elem.name,
-            allows=_pair_names(target, use),
-            summary=f"{use.mnemonic} {use.op} {_slot(use.operand)} reads DFB {use.dfb} via {use.route.value}",
-        )
+        does = f"reads DFB {use.dfb} via {use.route.value}"
+        records.put(use, {**_use_fields(use, "dfb_input", _pair_names(target, use), does), "dfb": use.dfb})
     for choice in relaxed.choices:
         records.add(
             choice,
@@ -325,6 +323,81 @@ def quickxplain(
     return sorted(explain([], False, indices))
 
 
+def _dfb_uses(payload: Payload) -> tuple[DFBInputUse, ...]:
+    """The DFB uses of a use record: its own, or every option's for a strategy choice."""
+    if isinstance(payload, DFBInputUse):
+        return (payload,)
+    if isinstance(payload, Choice):
+        return tuple(use for option in payload.options for use in option.uses.dfb)
+    return ()
+
+
+def _nodes(payload: Payload) -> list[Hashable]:
+    """The op and DFBs a record constrains: its places in the op-DFB graph (policy: none)."""
+    if isinstance(payload, (DestinationUse, DFBInputUse, Choice, ExplicitStrategy)):
+        return [("op", payload.op), *(("dfb", use.dfb) for use in _dfb_uses(payload))]
+    if isinstance(payload, ExplicitUnpack):
+        return [("dfb", payload.dfb)]
+    return []
+
+
+def _widths(payload: Payload, applier: Applier) -> frozenset[int]:
+    """The destination widths a record leaves on its own (a choice: any of its options)."""
+    if isinstance(payload, PolicyWidth):
+        return frozenset({payload.width})
+    if isinstance(payload, DestinationUse):
+        batches = [UseBatch(destination=(payload,))]
+    elif isinstance(payload, DFBInputUse):
+        batches = [UseBatch(dfb=(payload,))]
+    elif isinstance(payload, Choice):
+        batches = [option.uses for option in payload.options]
+    else:
+        return frozenset(WIDTHS)
+    return frozenset(width for batch in batches for width in applier.summarize(batch).by_width)
+
+
+def _component(places: Sequence[list[Hashable]], start: Sequence[Hashable]) -> set[int]:
+    """Positions connected to `start` through shared places (a breadth-first walk)."""
+    at: dict[Hashable, list[int]] = {}
+    for position, nodes in enumerate(places):
+        for node in nodes:
+            at.setdefault(node, []).append(position)
+    seen, frontier, inside = set(start), list(start), set()
+    while frontier:
+        for position in at.get(frontier.pop(), ()):
+            if position not in inside:
+                inside.add(position)
+                fresh = [node for node in places[position] if node not in seen]
+                seen.update(fresh)
+                frontier.extend(fresh)
+    return inside
+
+
+def focus(items: Sequence[Requirement], error: KcfgError, target: KernelTargetEnvironment) -> list[int]:
+    """Positions of a likely-inconsistent part of `items` around the conflict's ops.
+
+    Kernel-wide records (policy), the records of the op-DFB graph component holding the
+    conflict's op and note op, and, since components share only the kernel-wide width, the
+    first outside record that alone allows exactly each single width. Given a fixed width,
+    other components cannot matter; the caller still checks the part before trusting it.
+    """
+    places = [_nodes(item.payload) for item in items]
+    ops = [("op", op) for op in (error.op, error.note.op if error.note else None) if op is not None]
+    inside = _component(places, ops)
+    if not inside:
+        return list(range(len(items)))
+    chosen = {p for p, nodes in enumerate(places) if p in inside or not nodes}
+    applier, wanted = Applier(target, None), {frozenset({width}) for width in WIDTHS}
+    for position, item in enumerate(items):
+        if not wanted:
+            break
+        widths = _widths(item.payload, applier) if position not in inside else None
+        if widths in wanted:
+            wanted.discard(widths)
+            chosen.add(position)
+    return sorted(chosen)
+
+
 def _conflict_fields(error: KcfgError) -> dict[str, object]:
     note = None
     if error.note is not None:
@@ -339,12 +412,54 @@ def _conflict_fields(error: KcfgError) -> dict[str, object]:
     }
 
 
+def suggestions(
+    request: KernelcfgResolveRequest, target: KernelTargetEnvironment, minimal: Sequence[Requirement]
+) -> list[Suggestion]:
+    """The minimal set's relaxations in record order, then its structural corrections."""
+    relaxations = [item.relax for item in minimal if item.relax is not None]
+    reads = [use for item in minimal for use in _dfb_uses(item.payload)]
+    results = [item.payload for item in minimal if isinstance(item.payload, DestinationUse)]
+    return relaxations + structural_suggestions(request, target, reads, results)
+
+
+def _relaxed(request: KernelcfgResolveRequest, resolution: Resolution) -> KernelRequirements:
+    """The requirements without explicit strategies (collected again only if the kernel has any)."""
+    if resolution.requirements is not None and all(op.explicit_strategy is None for op in request.ops):
+        return resolution.requirements
+    return collect_requirements(strip_explicit(request))
+
+
+def minimal_conflict(
+    items: Sequence[Requirement],
+    error: KcfgError,
+    consistent: Callable[[Sequence[Requirement]], bool],
+    target: KernelTargetEnvironment,
+) -> list[int]:
+    """QuickXplain over the conflict's `focus` when that part is inconsistent, else over everything.
+
+    A minimal inconsistent subset of an inconsistent part is one of the whole kernel too
+    (minimality speaks only of the subset's own subsets), so the shortcut is sound.
+    """
+    part = focus(items, error, target)
+    chosen = [items[p] for p in part]
+    if len(part) < len(items) and not consistent(chosen):
+        return [part[i] for i in quickxplain(chosen, consistent)]
+    return quickxplain(items, consistent)
+
+
 def _correction(
-    item: Requirement, request: KernelcfgResolveRequest, target: KernelTargetEnvironment | None
+    suggestion: Suggestion,
+    request: KernelcfgResolveRequest,
+    resolution: Resolution,
+    target: KernelTargetEnvironment | None,
 ) -> Correction:
-    """A relaxation, re-checked by resolving the corrected request (`resolves` only if it does)."""
-    assert item.edit is not None and item.change is not None
-    return Correction(change=item.change, resolves=resolve_with(item.edit(request), target).ok)
+    """A suggestion, checked by resolving the corrected request (`resolves` only if it does)."""
+    env, policy, requirements = resolution.target, resolution.policy, resolution.requirements
+    if suggestion.collected is None or env is None or policy is None or requirements is None:
+        checked = resolve_with(suggestion.edit(request), target)
+    else:
+        checked = resolve_collected(env, policy, suggestion.collected(requirements))
+    return Correction(change=suggestion.change, resolves=checked.ok)
 
 
 def explain_conflict(
@@ -358,12 +473,12 @@ def explain_conflict(
     fields = _conflict_fields(error)
     if error.code not in _SEARCH_CODES or resolution.policy is None or resolution.target is None:
         return Conflict.model_validate(fields)
-    relaxed = collect_requirements(strip_explicit(request))
-    items = build_records(resolution, relaxed)
+    items = build_records(resolution, _relaxed(request, resolution))
     explicit = frozenset(resolution.policy.unpack_to_dest_fp32 or ())
     env = resolution.target
-    minimal = quickxplain(items, lambda subset: satisfiable(subset, env, explicit))
-    corrections = [_correction(items[i], request, target) for i in minimal if items[i].edit is not None]
+    minimal = minimal_conflict(items, error, lambda subset: satisfiable(subset, env, explicit), env)
+    offered = suggestions(request, env, [items[i] for i in minimal])
+    corrections = [_correction(suggestion, request, resolution, target) for suggestion in offered]
     return Conflict.model_validate(
         {
             **fields,

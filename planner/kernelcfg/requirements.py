@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import TypeVar
 
 from planner.contract import RequestError
 from planner.kernelcfg.codes import (
@@ -126,47 +127,60 @@ class KernelRequirements:
 
 @dataclass(frozen=True, slots=True)
 class _Tile:
-    """An operand as section 3 sees it: a tile (or not), its element, its DFB if it resolves."""
+    """A tile operand as section 3 sees it: its element, its DFB if it resolves."""
 
-    is_tile: bool
     elem: TtDtype
     dfb: int | None
     unfinalized: bool
     produced: bool  # the DST-resident result of another tile op
 
 
+_K = TypeVar("_K")
+_V = TypeVar("_V")
+
+
+def _unique(entries: list[tuple[_K, _V]], duplicate: str) -> dict[_K, _V]:
+    """`entries` as a table; a key given twice is a bad request (`duplicate` names it)."""
+    table: dict[_K, _V] = {}
+    for key, value in entries:
+        if key in table:
+            raise RequestError("request.invalid", duplicate.format(key))
+        table[key] = value
+    return table
+
+
 class _Collector:
     """Resolves operands against the request's DFB table and producer ops."""
 
     def __init__(self, request: KernelcfgResolveRequest) -> None:
-        self.dfb_dtypes: dict[int, TtDtype] = {}
-        for spec in request.dfbs:
-            if spec.index in self.dfb_dtypes:
-                raise RequestError("request.invalid", f"dfbs lists index {spec.index} twice")
-            self.dfb_dtypes[spec.index] = _dtype(spec.dtype, f"dfbs[{spec.index}]")
-        self.ops_by_id: dict[str, KernelOp] = {}
-        for op in request.ops:
-            if op.id in self.ops_by_id:
-                raise RequestError("request.invalid", f"duplicate op id '{op.id}'")
-            self.ops_by_id[op.id] = op
+        specs = _unique([(spec.index, spec) for spec in request.dfbs], "dfbs lists index {} twice")
+        self.dfb_dtypes = {index: _dtype(spec.dtype, f"dfbs[{index}]") for index, spec in specs.items()}
+        self.ops_by_id = _unique([(op.id, op) for op in request.ops], "duplicate op id '{}'")
         self.result_elems: dict[str, TtDtype] = {}
 
-    def tile(self, op: KernelOp, operand: Operand) -> _Tile:
+    def tile(self, op: KernelOp, number: int, operand: Operand) -> _Tile:
+        """Section 3 step 1: operand `number` must be a tile (or tensor of tiles) to be routed."""
         if isinstance(operand, DfbOperand):
             elem = self.dfb_dtypes.get(operand.dfb)
             if elem is None:
                 raise RequestError(
                     "request.invalid", f"op '{op.id}' reads DFB {operand.dfb}, absent from dfbs"
                 )
-            return _Tile(True, elem, operand.dfb, False, False)
+            return _Tile(elem, operand.dfb, False, False)
         if isinstance(operand, ValueOperand):
-            return _Tile(True, self.result_elem(self._producer(op, operand)), None, False, True)
-        if isinstance(operand, UnattachedOperand):
-            return _Tile(True, _dtype(operand.unattached, op.id), None, False, False)
-        if isinstance(operand, ScalarOperand):
-            return _Tile(False, _dtype(operand.scalar, op.id), None, False, False)
-        assert isinstance(operand, UnfinalizedDfbOperand)
-        return _Tile(True, _dtype("f32", op.id), None, True, False)
+            return _Tile(self.result_elem(self._producer(op, operand)), None, False, True)
+        if isinstance(operand, UnattachedOperand) and operand.unattached in TT_DTYPES:
+            return _Tile(TT_DTYPES[operand.unattached], None, False, False)
+        if isinstance(operand, UnfinalizedDfbOperand):
+            return _Tile(TT_DTYPES["f32"], None, True, False)
+        got = operand.scalar if isinstance(operand, ScalarOperand) else operand.unattached
+        raise KcfgError(
+            OPERAND_NOT_TILE,
+            op_message(op.op, f"expected a tile or tensor-of-tiles operand, got '{got}'"),
+            "op",
+            op.id,
+            number,
+        )
 
     def result_elem(self, op: KernelOp) -> TtDtype:
         """The result element type: `result_dtype`, else the first tile operand's (followed iteratively)."""
@@ -181,9 +195,13 @@ class _Collector:
             if current.result_dtype is not None:
                 self.result_elems[current.id] = _dtype(current.result_dtype, current.id)
                 break
-            source = next(
-                (o for o in current.operands if not isinstance(o, (ScalarOperand, UnfinalizedDfbOperand))),
-                None,
+            number, source = next(
+                (
+                    (n, o)
+                    for n, o in enumerate(current.operands)
+                    if not isinstance(o, (ScalarOperand, UnfinalizedDfbOperand))
+                ),
+                (0, None),
             )
             if source is None:
                 raise RequestError(
@@ -191,7 +209,7 @@ class _Collector:
                     f"op '{current.id}' needs result_dtype (no tile operand to take it from)",
                 )
             if not isinstance(source, ValueOperand):
-                self.result_elems[current.id] = self.tile(current, source).elem
+                self.result_elems[current.id] = self.tile(current, number, source).elem
                 break
             current = self._producer(current, source)
         elem = self.result_elems[current.id]
@@ -240,15 +258,7 @@ def _operand_uses(
         spec = routes[number] if number < len(routes) else Route.NONE
         if spec is Route.NONE:
             continue
-        tile = collector.tile(op, operand)
-        if not tile.is_tile:
-            raise KcfgError(
-                OPERAND_NOT_TILE,
-                op_message(op.op, f"expected a tile or tensor-of-tiles operand, got '{tile.elem.name}'"),
-                "op",
-                op.id,
-                number,
-            )
+        tile = collector.tile(op, number, operand)
         if tile.unfinalized:
             raise KcfgError(
                 DFB_INDEX_UNFINALIZED,

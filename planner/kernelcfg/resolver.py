@@ -140,9 +140,21 @@ def resolve_with(
     resolution = Resolution()
     try:
         resolution.target = target if target is not None else request_target(request)
-        resolution.policy = policy = normalize_policy(request.policy, resolution.target)
-        resolution.requirements = requirements = collect_requirements(request)
-        _plan(resolution, resolution.target, policy, requirements)
+        resolution.policy = normalize_policy(request.policy, resolution.target)
+        requirements = collect_requirements(request)
+    except KcfgError as error:
+        resolution.error = error
+        return resolution
+    return resolve_collected(resolution.target, resolution.policy, requirements)
+
+
+def resolve_collected(
+    target: KernelTargetEnvironment, policy: KernelConfigPolicy, requirements: KernelRequirements
+) -> Resolution:
+    """Steps 2-9 on requirements already collected (a correction's check reuses a refused kernel's)."""
+    resolution = Resolution(target=target, policy=policy, requirements=requirements)
+    try:
+        _plan(resolution, target, policy, requirements)
     except KcfgError as error:
         resolution.error = error
     return resolution

@@ -245,9 +245,7 @@ class Applier:
                 continue
             modes: dict[int, frozenset[UnpackMode]] = {}
             for use in batch.dfb:
-                pairs = self.target.supported_dfb_configurations(use.primitive, use.route, use.elem)
-                allowed = frozenset(m for w, m in pairs if w == width) & self.configured(use)
-                modes[use.dfb] = modes.get(use.dfb, _ALL_MODES) & allowed
+                modes[use.dfb] = modes.get(use.dfb, _ALL_MODES) & self.allowed_modes(use, width)
             if all(modes.values()):
                 demands[width] = modes
         return BatchSummary(tuple((width, tuple(modes.items())) for width, modes in demands.items()))
@@ -274,20 +272,22 @@ class Applier:
         return None
 
     def apply_dfb(self, state: KernelState, use: DFBInputUse) -> ConflictRecord | None:
-        pairs = self.target.supported_dfb_configurations(use.primitive, use.route, use.elem)
-        configured = self.configured(use)
         conflict: ConflictRecord | None = None
         for width in sorted(state.widths):
             key = (width, use.dfb)
-            allowed = frozenset(mode for w, mode in pairs if w == width) & configured
-            allowed &= state.modes.get(key, _ALL_MODES)
+            allowed = self.allowed_modes(use, width) & state.modes.get(key, _ALL_MODES)
             if allowed:
                 state.set_modes(width, use.dfb, allowed, use)
                 continue
             state.erase_width(width)
             if conflict is None:
-                conflict = self._dfb_conflict(state, use, key, pairs)
+                conflict = self._dfb_conflict(state, use, key)
         return conflict if not state.widths else None
+
+    def allowed_modes(self, use: DFBInputUse, width: int) -> frozenset[UnpackMode]:
+        """The unpack modes the target pairs at `width` and the explicit set leave this use (6.4)."""
+        pairs = self.target.supported_dfb_configurations(use.primitive, use.route, use.elem)
+        return frozenset(mode for w, mode in pairs if w == width) & self.configured(use)
 
     def configured(self, use: DFBInputUse) -> frozenset[UnpackMode]:
         """The modes the explicit set leaves this use (all modes where it does not apply)."""
@@ -297,14 +297,9 @@ class Applier:
         listed = use.dfb in self.explicit_unpack
         return frozenset({UnpackMode.UNPACK_TO_DEST if listed else UnpackMode.DEFAULT})
 
-    def _dfb_conflict(
-        self,
-        state: KernelState,
-        use: DFBInputUse,
-        key: tuple[int, int],
-        pairs: frozenset[tuple[int, UnpackMode]],
-    ) -> ConflictRecord:
+    def _dfb_conflict(self, state: KernelState, use: DFBInputUse, key: tuple[int, int]) -> ConflictRecord:
         if self.explicit_applies(use):
+            pairs = self.target.supported_dfb_configurations(use.primitive, use.route, use.elem)
             modes = {mode for _, mode in pairs}
             required = UnpackMode.UNPACK_TO_DEST if UnpackMode.UNPACK_TO_DEST in modes else UnpackMode.DEFAULT
             return ExplicitUnpackConflict(use, required)

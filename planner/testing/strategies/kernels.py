@@ -4,7 +4,9 @@
 section 2 (strategy-dependent binaries, unaries, copies, stores, broadcasts, reduces,
 matmuls, fills, transposes, accumulates), operands of every JSON form that resolves
 (`{"dfb": i}`, `{"value": op}`, `{"unattached": dtype}`), optional explicit strategies, and
-every policy knob. Pair it with `planner.testing.oracles.kernel_enum` to check a resolver:
+every policy knob; `conflicting_kernel_requests()` plants a conflict a structural
+correction addresses (a shared DFB needing two unpack modes, or a bf16/f16 broadcast next
+to a 32-bit DST use). Pair them with `planner.testing.oracles.kernel_enum` to check a resolver:
 
     @given(kernel_requests())
     def test_resolves_iff_satisfiable(request):
@@ -110,3 +112,42 @@ def kernel_requests(
     return KernelcfgResolveRequest.model_validate(
         {"arch": draw(st.sampled_from(list(archs))), "policy": policy, "dfbs": dfbs, "ops": op_list}
     )
+
+
+_UNPACKING_READERS = ("tile_exp", "tile_abs", "copy_tile")  # f32 through DST or a copy: unpack-to-DST
+_BCAST_KINDS = ("col", "row", "scalar")
+
+
+@st.composite
+def conflicting_kernel_requests(draw: st.DrawFn, max_other_ops: int = 3) -> KernelcfgResolveRequest:
+    """A `kernel_requests()` kernel with one planted conflict, which makes it refused.
+
+    Planted (ops `planted_*` at drawn positions, on DFBs of their own): either one f32 DFB
+    read both by an unpacking op (exp, abs, copy_tile) and by a broadcast, which need
+    different unpack modes; or, on Wormhole B0 / Blackhole, an f32 exp (32-bit DST) next to
+    a bf16/f16 broadcast (which forbids 32-bit DST there). These are the conflicts the
+    resolver's structural corrections (a DFB split, a widened broadcast) speak to.
+    """
+    base = draw(kernel_requests(max_ops=max_other_ops)).model_dump()
+    first = len(base["dfbs"])
+    kind = {"kind": draw(st.sampled_from(_BCAST_KINDS))}
+    if draw(st.booleans()):
+        reader = draw(st.sampled_from(_UNPACKING_READERS))
+        dfbs = [{"index": first, "dtype": "f32"}]
+        planted = [
+            {"id": "planted_unpack", "op": reader, "operands": [{"dfb": first}], "result_dtype": "f32"},
+            {"id": "planted_bcast", "op": "tile_bcast", "operands": [{"dfb": first}], "attrs": kind},
+        ]
+    else:
+        narrow = draw(st.sampled_from(("bf16", "f16")))
+        dfbs = [{"index": first, "dtype": "f32"}, {"index": first + 1, "dtype": narrow}]
+        planted = [
+            {"id": "planted_exp", "op": "tile_exp", "operands": [{"dfb": first}], "result_dtype": "f32"},
+            {"id": "planted_bcast", "op": "tile_bcast", "operands": [{"dfb": first + 1}], "attrs": kind},
+        ]
+        base["arch"] = draw(st.sampled_from(("wormhole_b0", "blackhole")))
+        base["system_desc"] = None
+    ops = list(base["ops"])
+    for op in planted:
+        ops.insert(draw(st.integers(0, len(ops))), op)
+    return KernelcfgResolveRequest.model_validate({**base, "dfbs": base["dfbs"] + dfbs, "ops": ops})
