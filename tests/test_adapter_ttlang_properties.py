@@ -211,13 +211,16 @@ class Kernel:
         if "ttl.unpack_to_dest_fp32" in self.func_attrs:
             body = self.func_attrs["ttl.unpack_to_dest_fp32"].removeprefix("array<i32").strip(":> ")
             policy["unpack_to_dest_fp32"] = [int(v) for v in body.split(",")] if body else []
+        declared = dict(self.used_dfbs)  # a buffer read by no tile op is still declared (its index is taken)
+        for index, dtype in self.buffers:
+            declared.setdefault(index, dtype)
         return KernelcfgResolveRequest.model_validate(
             {
                 "arch": self.arch,
                 "function": "g",
                 "policy": policy,
                 "ops": self.request_ops,
-                "dfbs": [{"index": i, "dtype": t} for i, t in sorted(self.used_dfbs.items())],
+                "dfbs": [{"index": i, "dtype": t} for i, t in sorted(declared.items())],
             }
         )
 

@@ -251,6 +251,14 @@ class _FunctionCollector:
                 column,
             ) from None
 
+    def declare_bound_dfbs(self) -> None:
+        """Every finalized `ttl.bind_cb`, read by a tile op or not, so a suggested new index is free."""
+        for op in self.function.walk():
+            if isinstance(op, BindCBOp) and isinstance(op.cb_index, IntegerAttr):
+                data_type = tile_data_type(op.result.type.element_type)
+                if data_type is not None:
+                    self.dfb_types.setdefault(op.cb_index.value.data, data_type)
+
     def collect(self) -> CollectedKernel:
         ops: list[KernelOp] = []
         for op in self.function.walk():
@@ -260,6 +268,7 @@ class _FunctionCollector:
                 self.id_of[op] = self.op_id(op, len(ops))
                 self.ids.add(self.id_of[op])
                 ops.append(self.kernel_op(op))
+        self.declare_bound_dfbs()
         dfbs = tuple(DfbSpec(index=i, dtype=t) for i, t in sorted(self.dfb_types.items()))
         return CollectedKernel(tuple(ops), dfbs, {op_id: op for op, op_id in self.id_of.items()})
 
