@@ -15,7 +15,7 @@ EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 TTLANG_CONFLICT = (
     "ttlang/unpack_conflict.mlir:10:3: error: [kcfg.dfb_unpack_conflict] op 'row', operand 0: "
     "'ttl.tile_bcast' op dataflow buffer 1 requires incompatible unpack modes in one kernel\n"
-    "ttlang/unpack_conflict.mlir:10:3: note: op 'e', operand 0: operand 0 establishes the "
+    "ttlang/unpack_conflict.mlir:9:3: note: op 'e', operand 0: operand 0 establishes the "
     "conflicting unpack mode\n"
     "ttlang/unpack_conflict.mlir:10:3: note: requirement r4: op 'e', operand 0 (DFB 1, f32): "
     "rule dfb_input allows 32:unpack_to_dest [tile_exp e operand 0 reads DFB 1 via Dst]\n"

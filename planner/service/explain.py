@@ -20,7 +20,7 @@ from planner.service.limits import Limits
 from planner.service.methods import JsonObject, find_method, invoke
 from planner.service.requests import read_request
 
-_ERROR_LOCATION = re.compile(r"^(.+?:\d+:\d+): error: ")
+_LOCATION = {severity: re.compile(rf"^(.+?:\d+:\d+): {severity}: ") for severity in ("error", "note")}
 METHOD_BY_ADAPTER = {"pypto": "layout.plan", "ttlang": "kernelcfg.resolve"}
 
 
@@ -90,10 +90,10 @@ def explain_file(source: str, text: str, limits: Limits) -> Explained:
     return found
 
 
-def _where(source: str, subject: Subject, diagnostics: tuple[str, ...] = ()) -> str:
-    """MLIR-style location: the offending op's (from the adapter's first error), else the function's
-    own position, else the file and function name."""
-    located = (_ERROR_LOCATION.match(line) for line in diagnostics)
+def _where(source: str, subject: Subject, diagnostics: tuple[str, ...] = (), severity: str = "error") -> str:
+    """MLIR-style location: the op's (from the adapter's first line of that severity), else the
+    function's own position, else the file and function name."""
+    located = (_LOCATION[severity].match(line) for line in diagnostics)
     first = next((match.group(1) for match in located if match), None)
     if first or subject.location:
         return first or subject.location or source
@@ -116,7 +116,7 @@ def _requirement_line(record: JsonObject) -> str:
     return f"requirement {record['id']}: {subject}{about}: rule {record['kind']} allows {allows}{summary}"
 
 
-def _kernel_conflict(where: str, response: JsonObject) -> list[str]:
+def _kernel_conflict(where: str, response: JsonObject, note_where: str) -> list[str]:
     """kernel-config.md section 8: the error, its note, the requirements, the minimal set, the fixes."""
     conflict = response["conflict"]
     lines = [
@@ -125,7 +125,8 @@ def _kernel_conflict(where: str, response: JsonObject) -> list[str]:
     ]
     note = conflict.get("note")
     if note:
-        lines.append(f"{where}: note: {_located(note.get('op'), note.get('operand'))}: {note['message']}")
+        subject = _located(note.get("op"), note.get("operand"))
+        lines.append(f"{note_where}: note: {subject}: {note['message']}")
     minimal = conflict.get("minimal_conflict") or []
     requirements = conflict.get("requirements") or []
     shown = [r for r in requirements if r["id"] in minimal] or requirements
@@ -179,18 +180,21 @@ def _proof_refusal(where: str, response: JsonObject, request: JsonObject) -> lis
     return lines
 
 
-_RENDERERS: dict[str, Callable[[str, Subject], list[str]]] = {
-    "kernelcfg.resolve": lambda where, s: _kernel_conflict(where, s.response),
-    "layout.plan": lambda where, s: _layout_refusal(where, s.response),
-    "proofs.check": lambda where, s: _proof_refusal(where, s.response, s.request),
-    "pypto.plan": lambda where, s: list(s.response["diagnostics"]),
-    "ttlang.plan": lambda where, s: list(s.response["diagnostics"]),
+# Each renderer gets the error's location and the note's (the note's op may sit elsewhere).
+_RENDERERS: dict[str, Callable[[str, str, Subject], list[str]]] = {
+    "kernelcfg.resolve": lambda where, note_where, s: _kernel_conflict(where, s.response, note_where),
+    "layout.plan": lambda where, _, s: _layout_refusal(where, s.response),
+    "proofs.check": lambda where, _, s: _proof_refusal(where, s.response, s.request),
+    "pypto.plan": lambda where, _, s: list(s.response["diagnostics"]),
+    "ttlang.plan": lambda where, _, s: list(s.response["diagnostics"]),
 }
 
 
 def diagnostic_lines(source: str, subject: Subject, diagnostics: tuple[str, ...] = ()) -> list[str]:
     """Why `subject` was refused, as MLIR-style `loc: error: ...` / `loc: note: ...` lines."""
-    return _RENDERERS[subject.method](_where(source, subject, diagnostics), subject)
+    where = _where(source, subject, diagnostics)
+    note_where = _where(source, subject, diagnostics, "note") if diagnostics else where
+    return _RENDERERS[subject.method](where, note_where, subject)
 
 
 def render(found: Explained) -> str:
