@@ -15,13 +15,15 @@ demo: $(BIN)/.installed
 
 test: $(BIN)/.installed
 	$(BIN)/planner schema --check
+	$(BIN)/ruff check planner tests benchmarks examples
+	$(BIN)/mypy
 	$(BIN)/pytest
 
 soak: $(BIN)/.installed
-	HYPOTHESIS_PROFILE=soak $(BIN)/pytest -m "slow or not slow" -p no:randomly --durations=20
+	HYPOTHESIS_PROFILE=soak $(BIN)/pytest -m "slow or not slow" --durations=20
 
 lint: $(BIN)/.installed
-	$(BIN)/ruff check planner tests benchmarks
+	$(BIN)/ruff check planner tests benchmarks examples
 	$(BIN)/mypy
 
 schema: $(BIN)/.installed
