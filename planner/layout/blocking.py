@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from math import prod
 
+from planner.contract import INVALID, RequestError
 from planner.layout import diagnostics as nz
 from planner.proofs.expr import BinOp, Const, Expr, format_expr
 from planner.targets.ascend import FRACTAL_ROWS
@@ -103,6 +104,11 @@ def fold_leading_extents(leading: Sequence[Expr], site: nz.Site, what: str) -> E
     """The one batch slot: 1 at rank 2, the extent itself at rank 3, the static product above (section 9)."""
     if not leading:
         return Const(1)
+    negative = [extent.value for extent in leading if isinstance(extent, Const) and extent.value < 0]
+    if negative:
+        raise RequestError(
+            INVALID, f"{what} has a negative leading extent {negative[0]} (tensor {site.tensor!r})"
+        )
     if len(leading) == 1:
         return leading[0]
     dynamic = [axis for axis, extent in enumerate(leading) if not isinstance(extent, Const)]

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 from planner.contract import INVALID, RequestError
 from planner.layout.blocking import NzTensor
 from planner.layout.offsets import ProofLedger
-from planner.layout.protocol import LayoutPlanRequest
-from planner.proofs.expr import Expr, parse_expr
+from planner.layout.protocol import LayoutPlanRequest, StoreOp
+from planner.proofs.expr import BinOp, Const, Expr, MinMaxCall, Neg, parse_expr
 
 
 @dataclass
@@ -21,8 +21,9 @@ class PlanContext:
     tensors: dict[str, NzTensor] = field(default_factory=dict)
 
     def define(self, tensor: NzTensor) -> None:
-        """Bring a new NZ tensor into scope; a name is defined once (SSA)."""
-        if tensor.name in self.tensors:
+        """Bring a new NZ tensor into scope; a name is defined once (SSA), NZ or not."""
+        declared = {spec.name for spec in self.request.tensors if spec.layout != "NZ"}
+        if tensor.name in self.tensors or tensor.name in declared:
             raise RequestError(INVALID, f"tensor {tensor.name!r} is defined more than once")
         self.tensors[tensor.name] = tensor
 
@@ -40,3 +41,41 @@ def require_rank(values: Sequence[object], tensor: NzTensor, op: str, field_name
             f"op {op!r}: {field_name} has {len(values)} entries but tensor {tensor.name!r} has logical rank "
             f"{tensor.rank}",
         )
+
+
+def _constants(expr: Expr) -> Iterator[int]:
+    if isinstance(expr, Const):
+        yield expr.value
+    elif isinstance(expr, Neg):
+        yield from _constants(expr.operand)
+    elif isinstance(expr, BinOp | MinMaxCall):
+        yield from _constants(expr.left)
+        yield from _constants(expr.right)
+
+
+def _shape_and_offset_values(request: LayoutPlanRequest) -> Iterator[int | str]:
+    for spec in request.tensors:
+        yield from (*spec.shape, *(spec.valid_shape or ()), *(spec.stride or ()))
+    for op in request.ops:
+        for field_name in ("offsets", "shapes", "valid_shape", "shape"):
+            yield from getattr(op, field_name, None) or ()
+        if isinstance(op, StoreOp):
+            yield from (*op.tile.shape, *(op.tile.valid_shape or ()))
+
+
+def require_index_constants(request: LayoutPlanRequest) -> None:
+    """Every constant in a shape or offset is an INDEX value: it must fit the signed index width.
+
+    The planner divides constants exactly while the prover and the IR read them at the index
+    width, so a constant outside it (`2**63` at 64 bits wraps negative) would be planned as
+    one coordinate and addressed as another.
+    """
+    low, high = -(1 << (request.index_bits - 1)), (1 << (request.index_bits - 1)) - 1
+    for value in _shape_and_offset_values(request):
+        outside = [constant for constant in _constants(parse_expr(value)) if not low <= constant <= high]
+        if outside:
+            raise RequestError(
+                INVALID,
+                f"constant {outside[0]} in {value!r} does not fit the signed {request.index_bits}-bit index "
+                f"width [{low}, {high}]",
+            )

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from planner.contract import INVALID, RequestError
 from planner.layout import diagnostics as nz
 from planner.layout.blocking import (
     COL_AXIS,
@@ -57,6 +58,7 @@ def plan_load(ctx: PlanContext, op: LoadOp, tensor: NzTensor) -> PlannedOp:
     if op.valid_shape:
         check_single_leading_window(site, tensor, exprs(op.valid_shape), logical_offsets)
         valid = block_valid_shape(ctx.ledger, site, tensor, exprs(op.valid_shape))
+        check_valid_within_shapes(site, exprs(op.shapes), exprs(op.valid_shape))
     check_gm_gap(site, tensor, valid or shapes)
     return PlannedOp(
         id=op.id,
@@ -75,6 +77,16 @@ def block_offsets(
     row = map_trailing_offset(ledger, site, ROW_AXIS, offsets[ROW_AXIS], FRACTAL_ROWS, LOAD_OFFSET_RULES)
     col = map_trailing_offset(ledger, site, COL_AXIS, offsets[COL_AXIS], tensor.c0, LOAD_OFFSET_RULES)
     return (batch, col, row, Const(0), Const(0))
+
+
+def check_valid_within_shapes(site: nz.Site, shapes: Sequence[Expr], valid: Sequence[Expr]) -> None:
+    """The partition is the valid window: a constant valid extent above the tile's reads past the tile."""
+    for axis, (bound, size) in enumerate(zip(valid, shapes, strict=True)):
+        if isinstance(bound, Const) and isinstance(size, Const) and bound.value > size.value:
+            raise RequestError(
+                INVALID,
+                f"op {site.op!r}: valid_shape[{axis}] = {bound.value} exceeds shapes[{axis}] = {size.value}",
+            )
 
 
 def block_valid_shape(

@@ -15,23 +15,41 @@ from planner.layout.protocol import LayoutPlanRequest, ObligationRecord
 from planner.proofs.expr import Const, Expr, floor_div, format_expr, to_json_value
 from planner.proofs.protocol import Goal
 from planner.proofs.prover import Prover, Verdict
+from planner.proofs.scope import bindings_read_by, make_scope
 
 
 class ProofLedger:
-    """One prover per plan (built on first use) and the record of every obligation it discharged."""
+    """The provers of one plan (built on first use) and the record of every obligation they discharged.
+
+    The request's bindings are one flat list for the whole function, so an obligation is posed
+    against the bindings its offset reads only (`bindings_read_by`): a loop that does not
+    enclose the load, empty or not, must not lend the load its facts.
+    """
 
     def __init__(self, request: LayoutPlanRequest) -> None:
         self._request = request
-        self._prover: Prover | None = None
+        self._provers: dict[tuple[str, ...], Prover] | None = None
+        self._prover_of: dict[Expr, Prover] = {}
         self.records: list[ObligationRecord] = []
+
+    def _prover_for(self, expr: Expr) -> Prover:
+        """The prover over the bindings `expr` reads; offsets reading the same bindings share one."""
+        if expr in self._prover_of:
+            return self._prover_of[expr]
+        request = self._request
+        if self._provers is None:
+            make_scope(request.bindings, request.index_bits, request.target)  # the whole list must be valid
+            self._provers = {}
+        relevant = bindings_read_by(request.bindings, expr)
+        key = tuple(binding.name for binding in relevant)
+        if key not in self._provers:
+            self._provers[key] = Prover(relevant, index_bits=request.index_bits, target=request.target)
+        self._prover_of[expr] = self._provers[key]
+        return self._provers[key]
 
     def discharge(self, op: str, axis: int, expr: Expr, goal: Goal, factor: int) -> Verdict:
         """Pose one obligation and record its verdict."""
-        if self._prover is None:
-            self._prover = Prover(
-                self._request.bindings, index_bits=self._request.index_bits, target=self._request.target
-            )
-        verdict = self._prover.check(expr, goal, factor=factor)
+        verdict = self._prover_for(expr).check(expr, goal, factor=factor)
         self.records.append(
             ObligationRecord(
                 op=op,

@@ -17,7 +17,7 @@ from planner.contract import INVALID, RequestError
 from planner.layout import diagnostics as nz
 from planner.layout.blocking import NzTensor
 from planner.layout.consumers import plan_reshape, refuse_view, unsupported_consumer
-from planner.layout.context import PlanContext
+from planner.layout.context import PlanContext, require_index_constants
 from planner.layout.loads import plan_load
 from planner.layout.offsets import ProofLedger
 from planner.layout.protocol import (
@@ -48,6 +48,8 @@ def plan(request: LayoutPlanRequest) -> LayoutPlanResponse:
         return LayoutPlanResponse(ok=True, attrs=_sorted(request.attrs))
     _require_unique("tensor names", [spec.name for spec in request.tensors])
     _require_unique("op ids", [op.id for op in request.ops])
+    require_index_constants(request)
+    _require_scoped_names(request)
     ctx = PlanContext(request, ProofLedger(request))
     try:
         for spec in request.tensors:
@@ -79,6 +81,33 @@ def _require_unique(kind: str, names: list[str]) -> None:
     duplicates = sorted(name for name, count in Counter(names).items() if count > 1)
     if duplicates:
         raise RequestError(INVALID, f"{kind} must be unique, repeated: {', '.join(duplicates)}")
+
+
+def _require_scoped_names(request: LayoutPlanRequest) -> None:
+    """SSA scoping: a tensor name is no scalar name, and a slice result is read only after its slice.
+
+    A read before the slice would be taken for an undeclared (ND) tensor and left unplanned.
+    """
+    tensors = {spec.name for spec in request.tensors}
+    results = {op.result for op in request.ops if isinstance(op, SliceOp) and op.result is not None}
+    clashes = sorted((tensors | results) & {binding.name for binding in request.bindings})
+    if clashes:
+        raise RequestError(INVALID, f"names bound both as tensors and as scalars: {', '.join(clashes)}")
+    pending = results - tensors  # redefining a declared tensor is refused where the slice defines it
+    for op in request.ops:
+        early = sorted(pending.intersection(_tensor_operands(op)))
+        if early:
+            raise RequestError(
+                INVALID, f"op {op.id!r} reads {early[0]!r} before the tensor.slice defining it"
+            )
+        if isinstance(op, SliceOp) and op.result is not None:
+            pending.discard(op.result)
+
+
+def _tensor_operands(op: LayoutOp) -> list[str]:
+    if isinstance(op, CallOp | OtherOp):
+        return list(op.args)
+    return [op.dest if isinstance(op, StoreOp) else op.source]
 
 
 def _planned_tensor(tensor: NzTensor) -> PlannedTensor:

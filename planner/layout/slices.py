@@ -31,7 +31,7 @@ def plan_slice(ctx: PlanContext, op: SliceOp, tensor: NzTensor) -> PlannedOp:
     valid = exprs(op.valid_shape) if op.valid_shape else None
     if valid is not None:
         check_valid_shape(site, sizes, valid)
-    dropped = leading_drop_dims(site, tensor.rank, op.drop_dims or [])
+    dropped = leading_drop_dims(site, sizes, op.drop_dims or [])
     shapes = block_shape(sizes, tensor.c0, site, "the tensor.slice shapes")
     blocked_offsets = (fold_leading_offsets(offsets[:-2], tensor.logical[:-2]), *(Const(0),) * 4)
     if op.result is not None:
@@ -108,8 +108,13 @@ def check_valid_shape(site: nz.Site, sizes: Sequence[Expr], valid: Sequence[Expr
             )
 
 
-def leading_drop_dims(site: nz.Site, rank: int, drop_dims: Sequence[int]) -> frozenset[int]:
-    """The dropped axes, normalised; only leading axes (`dim + 2 < rank`) may be dropped."""
+def leading_drop_dims(site: nz.Site, sizes: Sequence[Expr], drop_dims: Sequence[int]) -> frozenset[int]:
+    """The dropped axes, normalised; only leading axes (`dim + 2 < rank`) of window size 1 may be dropped.
+
+    Dropping a wider axis would give the result a type that covers fewer panels than the
+    blocked window it views, so later loads would address the wrong batch.
+    """
+    rank = len(sizes)
     dropped: set[int] = set()
     for dim in drop_dims:
         if not -rank <= dim < rank:
@@ -122,6 +127,12 @@ def leading_drop_dims(site: nz.Site, rank: int, drop_dims: Sequence[int]) -> fro
                 f"{rank} tensor.slice.",
                 site,
                 axis=axis - rank,
+            )
+        if sizes[axis] != Const(1):
+            raise RequestError(
+                INVALID,
+                f"op {site.op!r}: drop_dims entry {dim} names an axis of window size "
+                f"{format_expr(sizes[axis])}; only a size-1 axis can be dropped",
             )
         dropped.add(axis)
     return frozenset(dropped)

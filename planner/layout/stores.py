@@ -40,6 +40,7 @@ def plan_store(ctx: PlanContext, op: StoreOp, dest: NzTensor) -> PlannedOp:
     require_rank(op.offsets, dest, op.id, "offsets")
     target = check_backend(site, ctx.request.target)
     rows, cols = check_tile(site, op.tile, dest)
+    check_producer(op.tile, rows, cols)
     check_attributes(site, op.attrs)
     offsets = exprs(op.offsets)
     check_row_window(site, dest, rows, offsets[ROW_AXIS])
@@ -148,14 +149,16 @@ def check_column_window(site: nz.Site, dest: NzTensor, cols: int, col_offset: Ex
         )
 
 
-def _retileable(tile: StoreTile, rows: int, cols: int) -> bool:
-    """A Mat-resident matmul producing exactly this tile can be split along N by AutoTileMatmulL0."""
+def check_producer(tile: StoreTile, rows: int, cols: int) -> None:
+    """A matmul producer must produce exactly the stored tile, whether or not the store is split."""
     producer = tile.producer
-    if producer is None:
-        return False
-    if (producer.m, producer.n) != (rows, cols):
+    if producer is not None and (producer.m, producer.n) != (rows, cols):
         raise RequestError(
             INVALID,
             f"matmul producer is {producer.m} x {producer.n} but the stored tile is {rows} x {cols}",
         )
-    return producer.memory == MAT
+
+
+def _retileable(tile: StoreTile, rows: int, cols: int) -> bool:
+    """A Mat-resident matmul producing this tile (checked by `check_producer`) can be split along N."""
+    return tile.producer is not None and tile.producer.memory == MAT

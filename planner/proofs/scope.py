@@ -146,6 +146,23 @@ def _declare(
     return Declaration(binding.name, binding.kind, bits, operands, low, high)
 
 
+def bindings_read_by(bindings: Sequence[Binding], expr: Expr) -> tuple[Binding, ...]:
+    """The bindings `expr` reads, directly or through their operands, in program order.
+
+    Only these facts hold wherever `expr` is evaluated: another binding may be a loop that
+    does not enclose the evaluation, and that loop may be empty, so its facts (or the
+    contradiction of its empty range) say nothing about `expr`. Assumes the list has no
+    forward reads (`make_scope` rejects those), so one backward sweep closes the set.
+    """
+    needed = set(free_names(expr))
+    kept: list[Binding] = []
+    for binding in reversed(bindings):
+        if binding.name in needed:
+            kept.append(binding)
+            needed.update(name for operand in _operands(binding) for name in free_names(operand))
+    return tuple(reversed(kept))
+
+
 def make_scope(bindings: Sequence[Binding], index_bits: int, target: str | None) -> Scope:
     """Validate and parse an ordered binding list (duplicates and forward reads are typed errors)."""
     check_width(index_bits, "index_bits")
