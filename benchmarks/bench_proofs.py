@@ -1,8 +1,9 @@
-"""Per-obligation latency of the Z3 prover: warm, cached and fresh-solver, in one run.
+"""Per-obligation latency of the prover: warm, cached and fresh-solver, in one run.
 
 - warm: one shared `Prover` (one solver, push/pop), every obligation distinct, so no cache hit;
 - cached: the same obligations asked again of that prover;
-- fresh: a new `Prover` (new solver, bindings re-asserted) per obligation -- the baseline.
+- fresh: a new Z3-only `Prover` (new solver, bindings re-asserted) per obligation -- the baseline;
+- warm, Z3 only: the shared prover without the range/residue fast path (`abstract=False`).
 
 Prints median and p99 per obligation and the ratios between them. Targets: warm median
 <= 0.5 ms, cached median <= 20 us. Run: `.venv/bin/python benchmarks/bench_proofs.py [count]`.
@@ -81,14 +82,22 @@ def main(count: int) -> None:
     shared.check("0", "non_negative")  # solver start-up outside the measurement
     warm_samples = timed(lambda o: shared.check(*o), work)  # type: ignore[arg-type]
     cached_samples = timed(lambda o: shared.check(*o), work)  # type: ignore[arg-type]
-    fresh_samples = timed(lambda o: Prover(BINDINGS, target="a2a3").check(*o), work)  # type: ignore[arg-type]
+    solver_only = Prover(BINDINGS, target="a2a3", abstract=False)
+    solver_only.check("0", "non_negative")
+    z3_samples = timed(lambda o: solver_only.check(*o), work)  # type: ignore[arg-type]
+    fresh_samples = timed(
+        lambda o: Prover(BINDINGS, target="a2a3", abstract=False).check(*o),  # type: ignore[arg-type]
+        work,
+    )
     statuses = [shared.check(*o).status for o in work]  # type: ignore[arg-type]
     fresh = report("fresh (baseline)", fresh_samples)
+    z3_warm = report("warm, Z3 only", z3_samples)
     warm = report("warm", warm_samples)
     for status in ("proven", "refuted"):
         report(f"warm, {status}", [t for t, s in zip(warm_samples, statuses, strict=True) if s == status])
     cached = report("cached", cached_samples)
     print(f"warm vs fresh: {fresh[0] / warm[0]:.1f}x faster (median), {fresh[1] / warm[1]:.1f}x (p99)")
+    print(f"warm vs warm Z3 only: {z3_warm[0] / warm[0]:.1f}x faster (median)")
     print(f"cached vs warm: {warm[0] / cached[0]:.0f}x faster (median)")
     print(f"targets: warm median <= 500 us: {warm[0] <= 500}; cached median <= 20 us: {cached[0] <= 20}")
 

@@ -1,10 +1,11 @@
 """Discharges `multiple_of` / `non_negative` obligations with Z3 (nz-layout.md 7.3).
 
-One `Prover` holds one binding list, one incremental solver with the admissibility facts
-asserted once, and a verdict cache keyed by the canonical obligation. Each obligation is
-checked under push/pop: `proven` when its negation is unsatisfiable, `refuted` with a
-counterexample that the concrete semantics confirms, `unknown` otherwise (a resource limit
-included) -- never proven on a guess.
+One `Prover` holds one binding list, a verdict cache keyed by the canonical obligation, and,
+built on first need, one incremental solver with the admissibility facts asserted once.
+Each obligation is first tried on the range/residue domains of `planner.proofs.abstract`
+(microseconds, no solver); what they do not establish is checked under push/pop: `proven`
+when its negation is unsatisfiable, `refuted` with a counterexample that the concrete
+semantics confirms, `unknown` otherwise (a resource limit included) -- never proven on a guess.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Literal, TypeAlias
 import z3
 
 from planner.proofs import concrete, errors
+from planner.proofs.abstract import AbstractProver
 from planner.proofs.encode import Encoder
 from planner.proofs.expr import Expr, ExpressionError, parse_expr
 from planner.proofs.protocol import Binding
@@ -56,15 +58,33 @@ class Prover:
         index_bits: int = 64,
         target: str | None = None,
         rlimit: int = DEFAULT_RLIMIT,
+        abstract: bool = True,
     ) -> None:
+        """`abstract=False` sends every obligation to Z3 (to measure or test the solver path alone)."""
         self.scope = make_scope(bindings, index_bits, target)
         self.rlimit = rlimit
-        self._encoder = Encoder(self.scope)
-        self._solver = z3.Solver(ctx=self._encoder.ctx)
-        self._solver.set("rlimit", rlimit)
-        self._solver.add([self._encoder.admissible(decl) for decl in self.scope.declarations])
+        self._abstract = AbstractProver(self.scope) if abstract else None
+        self._z3: tuple[Encoder, z3.Solver] | None = None
         self._cache: dict[ObligationKey, Verdict] = {}
         self._vacuous: bool | None = None
+
+    @property
+    def _encoder(self) -> Encoder:
+        return self._solver_state()[0]
+
+    @property
+    def _solver(self) -> z3.Solver:
+        return self._solver_state()[1]
+
+    def _solver_state(self) -> tuple[Encoder, z3.Solver]:
+        """The Z3 context and solver, built when the first obligation needs them (a few ms)."""
+        if self._z3 is None:
+            encoder = Encoder(self.scope)
+            solver = z3.Solver(ctx=encoder.ctx)
+            solver.set("rlimit", self.rlimit)
+            solver.add([encoder.admissible(decl) for decl in self.scope.declarations])
+            self._z3 = (encoder, solver)
+        return self._z3
 
     def check(
         self, expr: Expr | int | str, goal: GoalName, factor: int = 1, bits: int | None = None
@@ -90,6 +110,8 @@ class Prover:
         return tree, goal, factor if goal == "multiple_of" else 1, width
 
     def _decide(self, expr: Expr, goal: GoalName, factor: int, bits: int) -> Verdict:
+        if self._abstract is not None and self._abstract.proves(expr, goal, factor, bits):
+            return Verdict(goal, "proven")
         term = self._encoder.term(expr, bits)
         violation = self._encoder.violation(goal, term.value, factor)
         self._solver.push()

@@ -1,0 +1,116 @@
+"""The range/residue fast path: never proves a false claim, and covers the bounded baseline."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+
+from planner.proofs.abstract import AbstractProver
+from planner.proofs.expr import parse_expr
+from planner.proofs.protocol import (
+    AssignBinding,
+    Binding,
+    BlockIdxBinding,
+    ForBinding,
+    IterArgBinding,
+    ParamBinding,
+    ProofsCheckRequest,
+    SpmdBinding,
+)
+from planner.proofs.scope import make_scope
+from planner.testing.oracles.arith import declared_width, oracle_check
+from planner.testing.strategies.expressions import proof_requests
+
+
+def proves(
+    bindings: list[Binding],
+    expr: str,
+    goal: str,
+    factor: int = 16,
+    *,
+    target: str | None = None,
+    bits: int = 64,
+) -> bool:
+    scope = make_scope(bindings, bits, target)
+    tree = parse_expr(expr)
+    return AbstractProver(scope).proves(tree, goal, factor, scope.declared_width(tree))
+
+
+SPMD = [SpmdBinding(name="nb", extent=2), AssignBinding(name="n0", expr="nb * 256")]
+PIPELINE = [ForBinding(name="k0", start=512, stop=1024, step=512)]
+BLOCK = [BlockIdxBinding(name="blk")]
+
+
+@pytest.mark.parametrize(
+    ("bindings", "expr", "goal", "factor", "target"),
+    [
+        (SPMD, "n0", "multiple_of", 16, None),
+        (SPMD, "n0", "non_negative", 16, None),
+        (PIPELINE, "k0", "multiple_of", 32, None),
+        (PIPELINE, "k0", "non_negative", 32, None),
+        (BLOCK, "(blk % 2) * 512", "multiple_of", 16, "a2a3"),
+        (BLOCK, "(blk % 2) * 512", "non_negative", 16, "a2a3"),
+        (BLOCK, "(blk // 2) * 128", "non_negative", 16, "a2a3"),
+        (BLOCK, "((blk - 1) % 2) * 512", "non_negative", 16, "a2a3"),
+        (
+            [ForBinding(name="o0", start=0, stop=800, step=256)],
+            "min(800 - o0, 256)",
+            "non_negative",
+            16,
+            None,
+        ),
+        (
+            [*SPMD, ForBinding(name="o0", start=0, stop=800, step=256)],
+            "min(800 - o0, 256)",
+            "multiple_of",
+            16,
+            None,
+        ),
+        ([SpmdBinding(name="nb", extent=4)], "nb * 256 - 256 + 256", "non_negative", 16, None),
+    ],
+)
+def test_proves_the_bounded_baseline_without_a_solver(
+    bindings: list[Binding], expr: str, goal: str, factor: int, target: str | None
+) -> None:
+    assert proves(bindings, expr, goal, factor, target=target)
+
+
+@pytest.mark.parametrize(
+    ("bindings", "expr", "goal", "factor", "target"),
+    [
+        (
+            [SpmdBinding(name="nb", extent=2), AssignBinding(name="n0", expr="nb * 8")],
+            "n0",
+            "multiple_of",
+            16,
+            None,
+        ),
+        ([SpmdBinding(name="nb", extent=2)], "nb * 256 - 256", "non_negative", 16, None),
+        ([ForBinding(name="k0", start=0, stop=32, step=16)], "k0", "multiple_of", 32, None),
+        (BLOCK, "blk * 256", "non_negative", 16, None),  # no target: the lane index is unbounded
+        ([IterArgBinding(name="acc")], "acc * 16", "non_negative", 16, None),
+        ([ParamBinding(name="d", min=-1, max=1)], "64 // d", "multiple_of", 16, None),  # may divide by zero
+        ([ForBinding(name="o0", start=0, stop=800, step=256)], "min(800 - o0, 250)", "multiple_of", 16, None),
+    ],
+)
+def test_leaves_everything_else_to_the_solver(
+    bindings: list[Binding], expr: str, goal: str, factor: int, target: str | None
+) -> None:
+    assert not proves(bindings, expr, goal, factor, target=target)
+
+
+def test_a_wrapping_product_is_not_proven_non_negative_but_stays_aligned() -> None:
+    lanes = [ParamBinding(name="x", min=0, max=1 << 24, bits=32)]
+    assert not proves(lanes, "x * 256", "non_negative", bits=32)
+    assert proves(lanes, "x * 256", "multiple_of", 16, bits=32)
+
+
+@given(proof_requests())
+def test_never_proves_what_exhaustion_refutes(request: ProofsCheckRequest) -> None:
+    scope = make_scope(request.bindings, request.bits, request.target)
+    prover = AbstractProver(scope)
+    tree = parse_expr(request.expr)
+    for goal in request.goals:
+        if prover.proves(tree, goal, request.factor, declared_width(request)):
+            outcome = oracle_check(request, goal)
+            assert outcome.holds, (goal, outcome.counterexample)
