@@ -185,6 +185,13 @@ CASES: list[tuple[str, dict[str, Any], tuple[str, ...], str | None, int | None]]
         -1,
     ),
     (
+        "nz.load_window_out_of_bounds",
+        request([tensor(shape=[64, 512])], [load([48, 0], [32, 512])]),
+        ("NZ tile.load window [48, 48 + 32) on axis 0 falls outside the tensor's 64 elements",),
+        "l0",
+        -2,
+    ),
+    (
         "nz.gm_gap_overflow",
         request([tensor(shape=[65552, 64])], [load([0, 0], [16, 64])]),
         (

@@ -92,6 +92,11 @@ DYNAMIC_VALID_ROWS_NOT_MULTIPLE = _code(
 )
 VALID_COLS_BAD = _code("valid_cols_bad", "give valid_shape[-1] a static positive multiple of c0.")
 
+# Load window bounds (product rule: a window past the end would read other fractals).
+LOAD_WINDOW_OUT_OF_BOUNDS = _code(
+    "load_window_out_of_bounds", "keep offset + window size within the tensor's extent on every axis."
+)
+
 # GM row gap (section 10).
 GM_GAP_OVERFLOW = _code(
     "gm_gap_overflow",

@@ -59,6 +59,7 @@ def plan_load(ctx: PlanContext, op: LoadOp, tensor: NzTensor) -> PlannedOp:
         check_single_leading_window(site, tensor, exprs(op.valid_shape), logical_offsets)
         valid = block_valid_shape(ctx.ledger, site, tensor, exprs(op.valid_shape))
         check_valid_within_shapes(site, exprs(op.shapes), exprs(op.valid_shape))
+    check_window_in_bounds(site, tensor, logical_offsets, exprs(op.valid_shape or op.shapes))
     check_gm_gap(site, tensor, valid or shapes)
     return PlannedOp(
         id=op.id,
@@ -67,6 +68,28 @@ def plan_load(ctx: PlanContext, op: LoadOp, tensor: NzTensor) -> PlannedOp:
         shapes=[to_json_value(value) for value in shapes],
         valid_shape=None if valid is None else [to_json_value(value) for value in valid],
     )
+
+
+def check_window_in_bounds(
+    site: nz.Site, tensor: NzTensor, offsets: Sequence[Expr], window: Sequence[Expr]
+) -> None:
+    """Product rule: refuse a window statically past the tensor's end; never ask for a proof of it.
+
+    In ND order such a window reads past the end; in NZ order a row window past `R` reads the
+    next column block's fractals, so it is refused here while the cause is still visible.
+    A symbolic offset counts from 0 (it was proven non-negative, or is a leading coordinate).
+    """
+    for axis, (offset, size, extent) in enumerate(zip(offsets, window, tensor.logical, strict=True)):
+        start = offset.value if isinstance(offset, Const) else 0
+        if isinstance(size, Const) and isinstance(extent, Const) and start + size.value > extent.value:
+            raise nz.refusal(
+                nz.LOAD_WINDOW_OUT_OF_BOUNDS,
+                f"NZ tile.load window [{format_expr(offset)}, {format_expr(offset)} + {size.value}) on axis "
+                f"{axis} falls outside the tensor's {extent.value} elements; in NZ order it would read "
+                "other fractals instead of failing.",
+                site,
+                axis=axis - tensor.rank,
+            )
 
 
 def block_offsets(
