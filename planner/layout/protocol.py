@@ -122,7 +122,7 @@ class OtherOp(ContractModel):
     args: list[Identifier] = Field(default_factory=list)
 
 
-_KNOWN_OPS = {
+OP_KINDS = {  # op name -> the kind of layout op that models it (everything else is "other")
     "tile.load": "load",
     "tensor.slice": "slice",
     "tensor.reshape": "reshape",
@@ -135,7 +135,7 @@ _KNOWN_OPS = {
 
 def _op_tag(value: Any) -> str:
     name = value.get("op") if isinstance(value, dict) else getattr(value, "op", None)
-    return _KNOWN_OPS.get(name, "other") if isinstance(name, str) else "other"
+    return OP_KINDS.get(name, "other") if isinstance(name, str) else "other"
 
 
 LayoutOp: TypeAlias = Annotated[

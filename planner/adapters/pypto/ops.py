@@ -19,6 +19,7 @@ from planner.adapters.pypto.program import json_literal
 from planner.adapters.pypto.state import FunctionState
 from planner.adapters.pypto.types import TensorType, TileType, TypeReader
 from planner.layout.protocol import (
+    OP_KINDS,
     CallOp,
     LoadOp,
     MatmulProducer,
@@ -54,15 +55,6 @@ _OP_SPELLINGS: Final = {
 }
 YIELD: Final = "pl.yield_"
 _NOT_NZ: Final = "_"  # an op argument that is not an NZ tensor
-_OP_ID_PREFIX: Final = {
-    "tile.load": "load",
-    "tensor.slice": "slice",
-    "tensor.reshape": "reshape",
-    "tensor.view": "view",
-    "tensor.reinterpret_view": "view",
-    "tile.store": "store",
-    "call": "call",
-}
 _DEFAULT_TILE_MEMORY: Final[Memory] = "Vec"  # a pl.Tile without a memory slot lives in Vec
 _SIGNATURES: Final = {
     "tile.load": ("tensor", "offsets", "shapes", "valid_shape"),
@@ -308,7 +300,7 @@ class OpReader(FunctionState):
         return [value if isinstance(value, TensorValue | TileValue) else Unknown() for value in values]
 
     def _next_id(self, op: str) -> str:
-        prefix = _OP_ID_PREFIX.get(op, op.rsplit(".", 1)[-1])
+        prefix = OP_KINDS.get(op, op.rsplit(".", 1)[-1])
         return f"{prefix}{len(self._out.ops)}"
 
     def _bind_arguments(self, call: ast.Call, op: str) -> tuple[dict[str, ast.expr], dict[str, ast.expr]]:
