@@ -221,12 +221,29 @@ def test_layout_show_refuses_bad_specs(capsys: pytest.CaptureFixture[str], spec:
     assert needle in err
 
 
-@pytest.mark.skipif(importlib.util.find_spec("matplotlib") is not None, reason="matplotlib is installed")
-def test_png_without_matplotlib_names_the_extra(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+def hide_module(monkeypatch: pytest.MonkeyPatch, hidden: str) -> None:
+    """Make the optional-extra lookup see `hidden` as not installed."""
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == hidden else real(name, *a)
+    )
+
+
+def test_png_without_matplotlib_names_the_extra(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    hide_module(monkeypatch, "matplotlib")
     exit_code, _, err = run_main(capsys, "layout", "show", "[64, 64] FP16", "--png", str(tmp_path / "x.png"))
     assert exit_code == 2
     assert "[request.missing_extra]" in err
     assert "pip install 'tile-planner[viz]'" in err
+
+
+def test_layout_show_draws_a_png(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    picture = tmp_path / "fractals.png"
+    exit_code, _, _ = run_main(capsys, "layout", "show", "[64, 64] FP16", "--png", str(picture))
+    assert exit_code == 0
+    assert picture.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
 def test_batch_lines_are_sorted_and_equal_across_worker_counts(
@@ -260,10 +277,18 @@ def test_batch_reports_unreadable_input_and_goes_on(
     assert by_name["proofs-check.json"]["exit"] == 0
 
 
-@pytest.mark.skipif(
-    importlib.util.find_spec("distributed") is not None, reason="dask.distributed is installed"
-)
-def test_batch_dask_without_dask_names_the_extra(capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.skipif(importlib.util.find_spec("distributed") is None, reason="the dask extra is not installed")
+def test_batch_on_a_local_dask_cluster_matches_the_process_pool(capsys: pytest.CaptureFixture[str]) -> None:
+    inputs = [str(EXAMPLES / "json"), str(EXAMPLES / "ttlang" / "unpack_conflict.mlir")]
+    pool_code, pool_out, _ = run_main(capsys, "batch", *inputs, "--workers", "2")
+    dask_code, dask_out, _ = run_main(capsys, "batch", *inputs, "--workers", "2", "--dask", "local")
+    assert (dask_code, dask_out) == (pool_code, pool_out)
+
+
+def test_batch_dask_without_dask_names_the_extra(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    hide_module(monkeypatch, "dask")
     exit_code, _, err = run_main(capsys, "batch", str(EXAMPLES / "json"), "--dask", "local")
     assert exit_code == 2
     assert "pip install 'tile-planner[dask]'" in err

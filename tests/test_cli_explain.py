@@ -59,6 +59,12 @@ def explain(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, s
     return code, captured.out, captured.err
 
 
+def test_png_graph_is_drawn(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    graph = tmp_path / "g.png"
+    assert explain(capsys, "ttlang/unpack_conflict.mlir", "--graph", str(graph))[0] == 1
+    assert graph.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
 @pytest.mark.parametrize(
     ("source", "golden"),
     [
@@ -125,10 +131,13 @@ def test_dot_graph_of_an_nz_refusal_marks_the_op(capsys: pytest.CaptureFixture[s
     assert 'xlabel="nz.offset_unprovable_sign"' in graph.read_text()
 
 
-@pytest.mark.skipif(importlib.util.find_spec("matplotlib") is not None, reason="matplotlib is installed")
 def test_png_graph_without_matplotlib_is_a_typed_error(
-    capsys: pytest.CaptureFixture[str], tmp_path: Path
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "matplotlib" else real(name, *a)
+    )
     code, out, err = explain(capsys, "ttlang/unpack_conflict.mlir", "--graph", str(tmp_path / "g.png"))
     assert (code, out) == (2, "")
     assert (

@@ -106,14 +106,26 @@ def to_dot(graph: Any) -> str:
     return "\n".join([*lines, "}"]) + "\n"
 
 
+_COLUMN_BY_PREFIX = {"dfb": 0, "tensor": 0, "op": 1, "setting": 2, "unpack": 2}
+
+
 def _draw_png(graph: Any, path: Path) -> None:
+    """Columns read left to right: buffers (or tensors), ops, the shared settings they constrain."""
     plt = optional.pyplot()
+    for node in graph.nodes:
+        graph.nodes[node]["column"] = _COLUMN_BY_PREFIX.get(str(node).split(":", 1)[0], 1)
+    positions = nx.multipartite_layout(graph, subset_key="column")
     figure = plt.figure(figsize=(12, 8))
-    positions = nx.spring_layout(graph, seed=0)
     colors = [graph.nodes[n].get("color", "lightgray") for n in graph.nodes]
     edge_colors = [data.get("color", "gray") for _, _, data in graph.edges(data=True)]
     labels = {n: graph.nodes[n].get("label", n) for n in graph.nodes}
-    nx.draw_networkx(graph, positions, labels=labels, node_color=colors, edge_color=edge_colors, font_size=8)
+    nx.draw_networkx_nodes(graph, positions, node_color=colors, node_size=2200, alpha=0.6)
+    nx.draw_networkx_edges(graph, positions, edge_color=edge_colors, node_size=2200, arrows=True)
+    nx.draw_networkx_labels(graph, positions, labels=labels, font_size=8)
+    edges = graph.edges(data=True)
+    edge_labels = {(u, v): str(data.get("label", "")).split(":", 1)[0] for u, v, data in edges}
+    nx.draw_networkx_edge_labels(graph, positions, edge_labels=edge_labels, font_size=7)
+    plt.axis("off")
     figure.savefig(path)
     plt.close(figure)
 
