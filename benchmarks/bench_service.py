@@ -42,7 +42,7 @@ LAYOUT_SYMBOLIC: dict[str, Any] = json.loads((EXAMPLES / "layout-plan.json").rea
 LAYOUT_CONSTANT = {
     **LAYOUT_SYMBOLIC,
     "bindings": [],
-    "ops": [{**LAYOUT_SYMBOLIC["ops"][0], "offsets": [0, 512]}],
+    "ops": [{**LAYOUT_SYMBOLIC["ops"][0], "offsets": [0, 0]}],
 }
 CASES: dict[str, tuple[str, dict[str, Any]]] = {
     "planner.version": ("planner.version", {}),
