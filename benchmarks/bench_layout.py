@@ -47,7 +47,7 @@ SYMBOLIC = [
 ]
 CASES: dict[str, LayoutPlanRequest] = {
     "constant offsets, 1 load (baseline)": _request([1, 256, 512]),
-    "symbolic offsets, 1 load (4 Z3 obligations)": _request(["e", "n0", "k0"], bindings=SYMBOLIC),
+    "symbolic offsets, 1 load (4 proof obligations)": _request(["e", "n0", "k0"], bindings=SYMBOLIC),
     "constant offsets, 64 loads": _request([1, 256, 512], loads=64),
     "symbolic offsets, 64 loads (cached verdicts)": _request(["e", "n0", "k0"], loads=64, bindings=SYMBOLIC),
 }

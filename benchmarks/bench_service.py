@@ -1,7 +1,7 @@
 """Service round trips through `PlannerClient` and `planner --help` cold start.
 
 Round trips: median and p99 of a 10-op `kernelcfg.resolve`, a one-load `layout.plan` with
-symbolic offsets (four Z3 obligations) and the same load at constant offsets (no
+symbolic offsets (four proof obligations) and the same load at constant offsets (no
 obligations: what is left is service and planner overhead), against `planner.version`
 (the transport floor) measured in the same server. Target: <= 1 ms each. Cold start: median
 of `planner --help` (target <= 0.3 s) against a bare `python -c pass` in the same run.
@@ -101,7 +101,7 @@ def main() -> int:
     symbolic, constant = (
         statistics.median(timings[f"layout.plan {kind}"]) for kind in ("symbolic", "constant")
     )
-    print(f"  Z3 share of layout.plan symbolic: {(symbolic - constant) * 1e3:.3f} ms (symbolic - constant)")
+    print(f"  proof share of layout.plan symbolic: {(symbolic - constant) * 1e3:.3f} ms")
     python = cold_start([sys.executable, "-c", "pass"])
     planner = cold_start([str(BIN / "planner"), "--help"])
     print(f"cold start, median of {COLD_STARTS} (baseline: python -c pass)")
