@@ -9,7 +9,6 @@ AscendTargetName: TypeAlias = Literal["a2a3", "a5"]
 
 FRACTAL_ROWS = 16
 C0_LINE_BITS = 256  # one C0 line is 32 bytes
-GM_GAP_BLOCK_BYTES = 32
 GM_GAP_MAX_BLOCKS = 65535  # TLoadInstrGm2L1's uint16_t gmGap (pto-isa#317)
 STORE_MAX_ROWS = 65535
 STORE_MAX_COLS = 4095

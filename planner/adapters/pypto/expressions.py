@@ -163,13 +163,6 @@ def _in_index_range(value: int) -> int | None:
     return value if INDEX_MIN <= value <= INDEX_MAX else None
 
 
-def fold(expr: Expr, values: Mapping[str, int]) -> Expr:
-    """A fully constant expression becomes its value; anything symbolic stays as written."""
-    if isinstance(expr, Const):
-        return expr
-    value = evaluate(expr, values)
-    return expr if value is None else Const(value)
-
 
 def rename(expr: Expr, spelling: Mapping[str, str]) -> Expr:
     """Replace request names by their source spelling (names not in the map are kept)."""
