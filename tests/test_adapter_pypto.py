@@ -229,6 +229,16 @@ def test_planned_output_is_deterministic(name: str) -> None:
     assert plan_text(example(name)).text == plan_text(example(name)).text
 
 
+def test_a_byte_order_mark_is_kept_and_does_not_shift_positions() -> None:
+    plain = example("nz_matmul_spmd")
+    marked = plan_text("\ufeff" + plain)
+    assert marked.ok and marked.text == "\ufeff" + plan_text(plain).text
+    refused = "\ufeff" + example("refused_wrapping_offset")
+    outcome = plan_text(refused, filename="refused.py")
+    assert outcome.text is refused
+    assert outcome.diagnostics[0].startswith("refused.py:17:60: error: [nz.offset_unprovable_sign]")
+
+
 # ---- refusals -------------------------------------------------------------------------------
 
 

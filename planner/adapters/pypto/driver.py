@@ -28,11 +28,14 @@ DEFAULT_TARGET = "a2a3"
 _KNOWN_OPTIONS = ("target",)
 
 
+BYTE_ORDER_MARK = "\ufeff"
+
+
 def build_requests(
     text: str, *, filename: str = "<input>", options: Mapping[str, str] | None = None
 ) -> list[FunctionRequest]:
     """The `layout.plan` request of every `@pl.function`, in program order, with source positions."""
-    _, models = _read(text, filename, options)
+    _, models = _read(text.removeprefix(BYTE_ORDER_MARK), filename, options)
     return [model.planned for model in models]
 
 
@@ -48,7 +51,8 @@ def plan_text(
     `options`: `target` = `a2a3` (default) | `a5`. `planner` replaces `planner.layout.plan`.
     Raises `AdapterInputError` for input that is not a readable PyPTO printed program.
     """
-    program, models = _read(text, filename, options)
+    body = text.removeprefix(BYTE_ORDER_MARK)  # editors may save one; positions count from after it
+    program, models = _read(body, filename, options)
     plan = planner or layout_plan
     responses = [_plan_one(plan, model, program) for model in models]
     report: dict[str, Any] = {
@@ -75,7 +79,7 @@ def plan_text(
         for model, response in zip(models, responses, strict=True)
         for edit in plan_edits(model, response, program.source)
     ]
-    return AdapterOutcome(True, apply_edits(text, edits), diagnostics, report)
+    return AdapterOutcome(True, text[: len(text) - len(body)] + apply_edits(body, edits), diagnostics, report)
 
 
 def _read(text: str, filename: str, options: Mapping[str, str] | None) -> tuple[Program, list[FunctionModel]]:
