@@ -26,7 +26,7 @@ __getattr__, __dir__, __all__ = lazy_exports(
             "refused_layout_requests",
             "valid_layout_requests",
         ),
-        "kernels": ("kernel_requests",),
+        "kernels": ("conflicting_kernel_requests", "kernel_requests"),
         "regions": ("shared_dfb_kernel_requests", "wraparound_layout_requests", "wrapping_product"),
     },
 )
