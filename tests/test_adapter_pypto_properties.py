@@ -12,6 +12,7 @@ from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import lowered
 
 from planner.adapters.outcome import AdapterInputError
 from planner.adapters.pypto import plan_text
@@ -201,7 +202,7 @@ def mutated_programs(draw: st.DrawFn) -> str:
     return text
 
 
-@settings(max_examples=60)
+@settings(max_examples=lowered(60))
 @given(mutated_programs())
 def test_any_input_gives_an_outcome_or_a_typed_error(text: str) -> None:
     try:

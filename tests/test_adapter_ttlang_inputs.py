@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import lowered
 
 from planner.adapters.outcome import AdapterInputError
 from planner.adapters.ttlang import build_requests, plan_text
@@ -254,7 +255,7 @@ targets = st.builds(
 )
 
 
-@settings(max_examples=60)
+@settings(max_examples=lowered(60))
 @given(targets)
 def test_descriptions_reach_the_request_and_the_agreement_rules_apply(target: Target) -> None:
     text = kernel(EXP, module_attrs=target.module_attrs())

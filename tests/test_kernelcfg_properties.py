@@ -5,6 +5,7 @@ from __future__ import annotations
 import constraint
 import pytest
 from hypothesis import assume, given, settings
+from hypothesis_budget import lowered
 
 from planner.kernelcfg import resolve
 from planner.kernelcfg.api import resolve_on
@@ -63,7 +64,7 @@ def test_csp_path_agrees_with_the_literal_algorithm(request: KernelcfgResolveReq
     assert actual_note == expected_note
 
 
-@settings(max_examples=60)
+@settings(max_examples=lowered(60))
 @given(kernel_requests(max_ops=5))
 def test_minimal_conflicts_are_minimal_and_corrections_resolve(request: KernelcfgResolveRequest) -> None:
     response = resolve(request)
@@ -121,7 +122,7 @@ def test_csp_path_agrees_with_the_literal_algorithm_on_larger_kernels(
     test_csp_path_agrees_with_the_literal_algorithm.hypothesis.inner_test(request)  # type: ignore[attr-defined]
 
 
-@settings(max_examples=50)
+@settings(max_examples=lowered(50))
 @given(kernel_requests(max_ops=5, ops=("tile_add", "tile_mul", "tile_exp", "tile_bcast", "copy_tile")))
 def test_a_generic_solver_on_the_csp_model_agrees_with_the_kernel_solver(
     request: KernelcfgResolveRequest,

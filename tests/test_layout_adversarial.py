@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import lowered
 from pydantic import ValidationError
 
 from planner.contract import RequestError, request_error_from_validation
@@ -100,7 +101,7 @@ def test_facts_the_offset_reads_still_count() -> None:
     assert run(row_offset_request(bindings, "o")).ok
 
 
-@settings(max_examples=60)
+@settings(max_examples=lowered(60))
 @given(
     low=st.integers(-8, 8),
     span=st.integers(0, 8),

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import lowered
 
 from planner.layout import plan
 from planner.layout.protocol import LayoutPlanRequest, LoadOp, TensorSpec
@@ -100,7 +101,7 @@ def test_the_oracle_refuses_unaligned_matrices_and_windows() -> None:
         )
 
 
-@settings(max_examples=50)
+@settings(max_examples=lowered(50))
 @given(valid_layout_requests())
 def test_valid_requests_are_planned(request: LayoutPlanRequest) -> None:
     response = plan(request)
@@ -110,7 +111,7 @@ def test_valid_requests_are_planned(request: LayoutPlanRequest) -> None:
     assert response.attrs == {"nz_tensor_views_blocked": True}
 
 
-@settings(max_examples=50)
+@settings(max_examples=lowered(50))
 @given(refused_layout_requests())
 def test_refused_requests_report_their_code(case: tuple[LayoutPlanRequest, str]) -> None:
     request, code = case

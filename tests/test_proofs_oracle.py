@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import pytest
 from hypothesis import event, given, settings
+from hypothesis_budget import lowered
 
 from planner.proofs import Prover
 from planner.proofs.concrete import admits
@@ -56,13 +57,13 @@ def test_prover_agrees_with_exhaustion_at_8_bits(request: ProofsCheckRequest) ->
     _agrees_with_the_oracle(request)
 
 
-@settings(max_examples=60)  # 16-bit enumerations cost more; 8 bits carries the bulk
+@settings(max_examples=lowered(60))  # 16-bit enumerations cost more; 8 bits carries the bulk
 @given(proof_requests(widths=(16,)))
 def test_prover_agrees_with_exhaustion_at_16_bits(request: ProofsCheckRequest) -> None:
     _agrees_with_the_oracle(request)
 
 
-@settings(max_examples=60)
+@settings(max_examples=lowered(60))
 @given(proof_requests(widths=ALL_WIDTHS, exhaustive=False))
 def test_refutations_replay_at_every_width(request: ProofsCheckRequest) -> None:
     prover = _prover(request)
