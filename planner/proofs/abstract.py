@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from planner.proofs.concrete import power_of_two_log, signed_values, wrap
 from planner.proofs.expr import BinOp, Const, Expr, Name, Neg
 from planner.proofs.scope import Declaration, Scope
 
@@ -42,7 +43,8 @@ class Facts:
 
 
 def signed_range(bits: int) -> Bounds:
-    return Bounds(-(1 << (bits - 1)), (1 << (bits - 1)) - 1)
+    every = signed_values(bits)
+    return Bounds(every.start, every.stop - 1)
 
 
 def _fit(lo: int, hi: int, bits: int) -> Bounds:
@@ -65,7 +67,7 @@ def _top(bits: int) -> Facts:
 
 
 def _constant(value: int, bits: int) -> Facts:
-    wrapped = ((value + (1 << (bits - 1))) % (1 << bits)) - (1 << (bits - 1))
+    wrapped = wrap(value, bits)
     return Facts(Bounds(wrapped, wrapped), _residue(bits, wrapped))
 
 
@@ -93,9 +95,7 @@ def _combine(op: str, a: Facts, b: Facts, bits: int) -> Facts | None:
         return Facts(bounds, _residue(k, ra.base))
     if b.bounds.lo <= 0 <= b.bounds.hi:
         return None
-    divisor = b.bounds.lo if b.bounds.lo == b.bounds.hi else None
-    power = divisor is not None and divisor > 0 and divisor & (divisor - 1) == 0
-    j = divisor.bit_length() - 1 if divisor is not None and power else None
+    j = power_of_two_log(b.bounds.lo) if b.bounds.lo == b.bounds.hi else None
     if op == "//":
         quotients = _floor_div_bounds(a.bounds, b.bounds)
         residue = _residue(ra.k - j, ra.base >> j) if j is not None and j <= ra.k else Residue(0, 0)

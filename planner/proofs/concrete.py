@@ -20,6 +20,19 @@ def wrap(value: int, bits: int) -> int:
     return ((value + half) % (1 << bits)) - half
 
 
+def signed_values(bits: int, low: int | None = None, high: int | None = None) -> range:
+    """`[low, high]` clipped to the signed `bits`-wide integers (open sides reach the ends)."""
+    top = 1 << (bits - 1)
+    start = -top if low is None else max(low, -top)
+    stop = top if high is None else min(high + 1, top)
+    return range(start, max(start, stop))
+
+
+def power_of_two_log(value: int) -> int | None:
+    """log2 of a positive power of two (floor ops by it are shifts and masks), else None."""
+    return value.bit_length() - 1 if value > 0 and value & (value - 1) == 0 else None
+
+
 _ARITHMETIC: dict[str, Callable[[int, int], int]] = {
     "+": lambda a, b: a + b,
     "-": lambda a, b: a - b,

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import z3
 
-from planner.proofs.concrete import evaluate
+from planner.proofs.concrete import evaluate, power_of_two_log, signed_values
 from planner.proofs.expr import BinOp, Const, Expr, Name, Neg, free_names
 from planner.proofs.scope import Declaration, Scope
 
@@ -46,8 +46,7 @@ def _power_of_two_shift(divisor: z3.BitVecRef) -> int | None:
     """log2 of a positive constant power-of-two divisor (then floor ops are shifts and masks)."""
     if not z3.is_bv_value(divisor):
         return None
-    value = divisor.as_signed_long()
-    return value.bit_length() - 1 if value > 0 and value & (value - 1) == 0 else None
+    return power_of_two_log(divisor.as_signed_long())
 
 
 def floor_mod(a: z3.BitVecRef, k: z3.BitVecRef) -> z3.BitVecRef:
@@ -178,19 +177,17 @@ def constant_high(decl: Declaration) -> int | None:
     return high if low is not None and high is not None and 0 <= low <= high else None
 
 
-def _signed_range(bits: int) -> tuple[int, int]:
-    return -(1 << (bits - 1)), (1 << (bits - 1)) - 1
-
-
 def _at_least(value: z3.BitVecRef, low: int | None) -> z3.BoolRef:
-    smallest, largest = _signed_range(value.size())
+    every = signed_values(value.size())
+    smallest, largest = every.start, every.stop - 1
     if low is None or low <= smallest:
         return z3.BoolVal(True, value.ctx)
     return z3.BoolVal(False, value.ctx) if low > largest else value >= low
 
 
 def _at_most(value: z3.BitVecRef, high: int | None) -> z3.BoolRef:
-    smallest, largest = _signed_range(value.size())
+    every = signed_values(value.size())
+    smallest, largest = every.start, every.stop - 1
     if high is None or high >= largest:
         return z3.BoolVal(True, value.ctx)
     return z3.BoolVal(False, value.ctx) if high < smallest else value <= high

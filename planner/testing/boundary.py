@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from planner.proofs.concrete import evaluate
+from planner.proofs.concrete import evaluate, signed_values
 from planner.proofs.expr import free_names
 from planner.proofs.protocol import Binding
 from planner.proofs.scope import Declaration, Scope, make_scope
@@ -28,18 +28,10 @@ def edges(values: range) -> tuple[int, ...]:
     return tuple(dict.fromkeys(picks))
 
 
-def signed_range(bits: int, low: int | None = None, high: int | None = None) -> range:
-    """`[low, high]` clipped to the signed `bits`-wide integers (open sides reach the ends)."""
-    top = 1 << (bits - 1)
-    start = -top if low is None else max(low, -top)
-    stop = top if high is None else min(high + 1, top)
-    return range(start, max(start, stop))
-
-
 def _candidates(decl: Declaration, env: dict[str, int], scope: Scope) -> tuple[int, ...]:
     """The values tried for one binding, given the names bound before it."""
     operands = [evaluate(op, env, decl.bits, scope.width) for op in decl.operands]
-    unconstrained = signed_range(decl.bits)
+    unconstrained = signed_values(decl.bits)
     if decl.kind == "assign":
         return edges(unconstrained) if operands[0] is None else (operands[0],)
     if decl.kind == "for":
@@ -48,8 +40,8 @@ def _candidates(decl: Declaration, env: dict[str, int], scope: Scope) -> tuple[i
             return edges(unconstrained)
         return edges(range(start, stop, step))
     if decl.kind == "spmd":
-        return edges(unconstrained if operands[0] is None else signed_range(decl.bits, 0, operands[0] - 1))
-    return edges(signed_range(decl.bits, decl.low, decl.high))
+        return edges(unconstrained if operands[0] is None else signed_values(decl.bits, 0, operands[0] - 1))
+    return edges(signed_values(decl.bits, decl.low, decl.high))
 
 
 def boundary_assignments(
@@ -77,7 +69,7 @@ def boundary_assignments(
             yield dict(env)
             return
         if position < len(free):
-            name, values = free[position], edges(signed_range(index_bits))
+            name, values = free[position], edges(signed_values(index_bits))
         else:
             decl = scope.declarations[position - len(free)]
             name, values = decl.name, _candidates(decl, env, scope)

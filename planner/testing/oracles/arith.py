@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from planner.proofs.concrete import evaluate as _evaluate
-from planner.proofs.concrete import goal_holds, wrap
+from planner.proofs.concrete import goal_holds, signed_values, wrap
 from planner.proofs.expr import Expr, Name, free_names, parse_expr
 from planner.proofs.protocol import (
     AssignBinding,
@@ -87,22 +87,11 @@ def evaluate(
     return _evaluate(parse_expr(expr), env, bits, lambda name: known.get(name, bits))
 
 
-def _signed_values(bits: int) -> range:
-    return range(-(1 << (bits - 1)), 1 << (bits - 1))
-
-
-def _clamped(bits: int, low: int | None, high: int | None) -> range:
-    every = _signed_values(bits)
-    start = every.start if low is None else max(low, every.start)
-    stop = every.stop if high is None else min(high + 1, every.stop)
-    return range(start, max(start, stop))
-
-
 def _binding_values(
     binding: Binding, bits: int, lanes: int | None, value_of: Callable[[int | str], int | None]
 ) -> Sequence[int]:
     """Every value the binding admits, given the names bound before it (service-protocol.md)."""
-    every = _signed_values(bits)
+    every = signed_values(bits)
     match binding:
         case AssignBinding(expr=expr):
             value = value_of(expr)
@@ -114,13 +103,13 @@ def _binding_values(
             return range(first, end, stride)
         case SpmdBinding(extent=extent):
             lanes_here = value_of(extent)
-            return every if lanes_here is None else _clamped(bits, 0, lanes_here - 1)
+            return every if lanes_here is None else signed_values(bits, 0, lanes_here - 1)
         case BlockIdxBinding():
-            return _clamped(bits, 0, None if lanes is None else lanes - 1)
+            return signed_values(bits, 0, None if lanes is None else lanes - 1)
         case BlockNumBinding():
-            return _clamped(bits, 0, lanes)
+            return signed_values(bits, 0, lanes)
         case ParamBinding(min=low, max=high):
-            return _clamped(bits, low, high)
+            return signed_values(bits, low, high)
         case IterArgBinding():
             return every
     raise TypeError(f"not a binding: {binding!r}")
@@ -161,7 +150,7 @@ def assignments(
             return
         values: Sequence[int]
         if position < len(unbound):
-            name, values = unbound[position], _signed_values(index_bits)
+            name, values = unbound[position], signed_values(index_bits)
         else:
             binding = bindings[position - len(unbound)]
             bits = width_of(binding.name)
