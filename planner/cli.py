@@ -183,6 +183,54 @@ def _cmd_layout_show(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _cmd_layout_pack(args: argparse.Namespace) -> int:
+    from planner.service import packing
+
+    source, target = Path(args.file), Path(args.output)
+    if args.tensors is not None:
+        done = packing.pack_safetensors(source, target, _names(args.tensors), args.dtype)
+    else:
+        done = packing.pack_npy(source, target, _required_dtype(args.dtype, source))
+    sys.stdout.write("".join(packed.describe(packing=True) + "\n" for packed in done))
+    return EXIT_OK
+
+
+def _cmd_layout_unpack(args: argparse.Namespace) -> int:
+    from planner.service import packing
+
+    source, target = Path(args.file), Path(args.output)
+    shape = None if args.shape is None else packing.parse_shape(args.shape)
+    if args.tensors is not None:
+        done = packing.unpack_safetensors(source, target, _names(args.tensors), args.dtype, shape)
+    elif shape is None:
+        raise _bad_params("unpacking an .npy array needs its logical shape: --shape R,C")
+    else:
+        done = packing.unpack_npy(source, target, _required_dtype(args.dtype, source), shape)
+    sys.stdout.write("".join(packed.describe(packing=False) + "\n" for packed in done))
+    return EXIT_OK
+
+
+def _bad_params(message: str) -> RequestError:
+    from planner.contract import RequestError
+    from planner.service import codes
+
+    return RequestError(codes.INVALID_PARAMS, message)
+
+
+def _names(text: str) -> list[str]:
+    names = [name.strip() for name in text.split(",") if name.strip()]
+    if not names:
+        raise _bad_params("--tensors expects tensor names like wq,wk")
+    return names
+
+
+def _required_dtype(dtype: str | None, source: Path) -> str:
+    if dtype is None:
+        hint = " (or --tensors NAMES for a .safetensors file)" if source.suffix == ".safetensors" else ""
+        raise _bad_params(f"name the PyPTO dtype with --dtype, e.g. --dtype INT8{hint}")
+    return dtype
+
+
 def _cmd_batch(args: argparse.Namespace) -> int:
     from planner.service import batch
 
@@ -254,6 +302,17 @@ def _add_commands(sub: Any) -> None:
     show = _subcommand(layout_sub, "show", _cmd_layout_show, "show which elements land in which NZ fractal")
     show.add_argument("spec", metavar="TENSOR-SPEC", help='e.g. "[64, 64] FP16"')
     show.add_argument("--png", metavar="OUT.png", help="draw to a PNG (needs tile-planner[viz])")
+    for name, run, what in (
+        ("pack", _cmd_layout_pack, "write a logical array in NZ byte order, as the blocked array"),
+        ("unpack", _cmd_layout_unpack, "read NZ-ordered bytes back into the logical array"),
+    ):
+        packer = _subcommand(layout_sub, name, run, what)
+        packer.add_argument("file", metavar="IN", help=".npy array, or .safetensors file with --tensors")
+        packer.add_argument("-o", "--output", required=True, metavar="OUT", help="output file (never IN)")
+        packer.add_argument("--dtype", help="PyPTO dtype (fixes c0); a .safetensors tensor's own by default")
+        packer.add_argument("--tensors", metavar="A,B", help="the .safetensors tensors to convert")
+        if name == "unpack":
+            packer.add_argument("--shape", metavar="R,C", help="logical shape (recorded in .safetensors)")
 
     batch = _subcommand(sub, "batch", _cmd_batch, "plan many files; one JSON line per input")
     batch.add_argument("paths", nargs="+", metavar="DIR|FILE", help="files, or directories to search")

@@ -11,6 +11,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 INVALID = "request.invalid"  # the generic `request.*` code for a request that is malformed in any other way
+UNKNOWN_DTYPE = "request.unknown_dtype"  # an element type name the targets do not know
 
 
 class ContractModel(BaseModel):
@@ -42,7 +43,7 @@ class RequestError(Exception):
 _CODE_BY_PYDANTIC_TYPE = {
     "extra_forbidden": "request.unknown_field",
     "missing": "request.missing_field",
-    "unknown_dtype": "request.unknown_dtype",
+    "unknown_dtype": UNKNOWN_DTYPE,
     "bad_expression": "request.bad_expression",
 }
 
