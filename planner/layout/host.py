@@ -1,7 +1,7 @@
 """Host packing: a logical array in the NZ byte order a planned descriptor reads, and back.
 
 `pack` turns `[..lead.., R, C]` into the blocked array `[B, C/c0, R/16, 16, c0]`
-(nz-layout.md sections 3, 4 and 9): leading axes fold row-major into the batch, column
+(docs/design/nz-layout.md sections 3, 4 and 9): leading axes fold row-major into the batch, column
 blocks lie outside row fractals. Its C-order bytes are what the device expects in GM for a
 `pl.NZ` tensor, so a weight is packed once on the host instead of converted on every load.
 
@@ -26,7 +26,7 @@ import numpy.typing as npt
 from planner.contract import INVALID, UNKNOWN_DTYPE, RequestError
 from planner.layout import diagnostics as nz
 from planner.layout.blocking import block_shape
-from planner.layout.dtypes import c0_of
+from planner.layout.tensor_types import c0_of
 from planner.proofs.expr import Const, Expr
 from planner.targets.ascend import ASCEND_DTYPES, C0_LINE_BITS
 
