@@ -4,7 +4,9 @@ Installed through the `pytest11` entry point, so any project with tile-planner i
 gets `check_layout_pass`, `check_kernelcfg_pass` and `check_proofs_pass` as fixtures.
 Each fixture is the helper of the same name from `planner.testing.harness` with the
 example budget taken from `--planner-examples` (default: the active hypothesis profile).
-The harness is imported only when a fixture is used, so loading the plugin costs nothing.
+The harness is imported only when a fixture is used, so loading the plugin costs nothing
+and needs nothing beyond pytest: without hypothesis (`tile-planner[testing]`) the plugin
+still loads, and only a test that uses a fixture fails, with a message naming the extra.
 """
 
 from __future__ import annotations
@@ -30,8 +32,18 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
+def _hypothesis_installed() -> bool:
+    try:
+        import hypothesis  # noqa: F401
+    except ModuleNotFoundError:
+        return False
+    return True
+
+
 def _bound_helper(request: pytest.FixtureRequest, name: str) -> Callable[..., Any]:
     """The harness helper `name` with the session's example budget as its default."""
+    if not _hypothesis_installed():
+        pytest.fail(f"{name} needs hypothesis: pip install 'tile-planner[testing]'", pytrace=False)
     from planner.testing import harness
 
     examples = request.config.getoption(EXAMPLES_OPTION)
