@@ -150,10 +150,12 @@ def _cmd_plan(args: argparse.Namespace) -> int:
         Path(args.report).write_text(pretty_json(outcome.report), encoding="utf-8")
     if not outcome.ok:
         return EXIT_REFUSED
+    # Source is reported, not rewritten: its notes are the output.
+    planned = outcome.text if outcome.notes is None else "".join(f"{note}\n" for note in outcome.notes)
     if args.output:
-        Path(args.output).write_text(outcome.text, encoding="utf-8")
+        Path(args.output).write_text(planned, encoding="utf-8")
     else:
-        sys.stdout.write(outcome.text)
+        sys.stdout.write(planned)
     return EXIT_OK
 
 

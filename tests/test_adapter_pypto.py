@@ -468,8 +468,9 @@ def test_a_syntax_error_is_typed_with_its_position() -> None:
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("import pypto.language as pl\n", "missing the '# pypto.program: NAME' header line"),
+        ("import pypto.language as pl\n", "no @pl.jit function, no @pl.program class"),
         ("# pypto.program: P\nimport numpy as pl\n", "missing 'import pypto.language as pl'"),
+        ("@pl.jit\ndef f(w):\n    return w\n", "missing 'import pypto.language as pl'"),
         (
             "# pypto.program: P\nimport pypto.language as pl\n",
             "expected exactly one @pl.program class, found none",

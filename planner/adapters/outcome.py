@@ -13,13 +13,16 @@ class AdapterOutcome:
     `text` is the planned IR when `ok`, otherwise the input byte-for-byte. `diagnostics`
     are rendered compiler-style lines (`file:line:col: error: [code] message`, MLIR
     `loc: error: ...` / `note: ...`). `report` is JSON-serialisable: per function, the
-    request sent to the planning core and the response it gave.
+    request sent to the planning core and the response it gave. `notes` is set when the
+    input is source that planning reports on instead of rewriting: `text` is then always
+    the input byte-for-byte and the notes (`file:line:col: note: ...`) are the plan.
     """
 
     ok: bool
     text: str
     diagnostics: list[str] = field(default_factory=list)
     report: dict[str, Any] = field(default_factory=dict)
+    notes: list[str] | None = None
 
 
 class AdapterInputError(ValueError):

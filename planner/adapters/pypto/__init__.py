@@ -1,6 +1,8 @@
-"""PyPTO printed-program adapter: read with `ast` (never executed), plan NZ layouts, apply.
+"""PyPTO adapter: read with `ast` (never executed), plan NZ layouts, then apply or report.
 
-Public API: `plan_text` (plan a program's text into an `AdapterOutcome`) and
+Printed IR (`# pypto.program:` header) is rewritten; user source (`@pl.jit` functions,
+headerless `@pl.program` classes) is reported as notes at source positions.
+Public API: `plan_text` (plan a file's text into an `AdapterOutcome`) and
 `build_requests` (the per-function `layout.plan` requests with source positions).
 """
 

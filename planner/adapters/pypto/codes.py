@@ -1,4 +1,4 @@
-"""Diagnostic codes of the PyPTO printed-program adapter, each defined once.
+"""Diagnostic codes of the PyPTO adapter, each defined once.
 
 Every malformed or unsupported input is reported as an `AdapterInputError` carrying one of
 these codes and the 1-based line and column of the offending text.
@@ -10,7 +10,7 @@ SYNTAX_ERROR = "adapter.pypto.syntax_error"
 """The text is not Python syntax (or cannot be tokenised)."""
 
 NOT_A_PROGRAM = "adapter.pypto.not_a_program"
-"""No `# pypto.program:` header, `import pypto.language as pl` or single `@pl.program` class."""
+"""No `import pypto.language as pl`, no kernel to plan, or a header without its one `@pl.program` class."""
 
 UNSUPPORTED_CONSTRUCT = "adapter.pypto.unsupported_construct"
 """A statement or call form the printed-IR format (nz-layout.md section 17) does not have."""

@@ -1,7 +1,8 @@
-"""Plan a PyPTO printed program: parse, one `layout.plan` per function, apply (nz-layout.md s. 17).
+"""Plan a PyPTO file: parse, one `layout.plan` per function, then apply or report (nz-layout.md 17, 18).
 
-The text is read with `ast` only and is never executed. The file changes only when every
-function planned successfully (section 15: failure leaves the program unchanged).
+The text is read with `ast` only and is never executed. Printed IR changes only when every
+function planned successfully (section 15: failure leaves the program unchanged); source is
+never changed: its plan is reported as notes at source positions.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from planner.adapters.pypto.diagnostics import render_diagnostic
 from planner.adapters.pypto.model import FunctionModel, FunctionRequest
 from planner.adapters.pypto.program import Program, parse_program
 from planner.adapters.pypto.reader import read_function
+from planner.adapters.pypto.report import render_note, source_notes
 from planner.adapters.pypto.source import apply_edits
 from planner.contract import RequestError
 from planner.layout import plan as layout_plan
@@ -72,6 +74,8 @@ def plan_text(
         for diagnostic in response.diagnostics
         for line in render_diagnostic(filename, model.planned, diagnostic)
     ]
+    if program.form == "source":
+        return _reported(text, filename, program, models, responses, diagnostics, report)
     if not all(response.ok for response in responses):
         return AdapterOutcome(False, text, diagnostics, report)
     edits = [
@@ -80,6 +84,25 @@ def plan_text(
         for edit in plan_edits(model, response, program.source)
     ]
     return AdapterOutcome(True, text[: len(text) - len(body)] + apply_edits(body, edits), diagnostics, report)
+
+
+def _reported(
+    text: str,
+    filename: str,
+    program: Program,
+    models: list[FunctionModel],
+    responses: list[LayoutPlanResponse],
+    diagnostics: list[str],
+    report: dict[str, Any],
+) -> AdapterOutcome:
+    """Section 18: source is reported, never rewritten; the notes are the plan."""
+    notes: list[str] = []
+    for model, response, entry in zip(models, responses, report["functions"], strict=True):
+        entry["notes"] = source_notes(model, response, program.source)
+        notes.extend(render_note(filename, note) for note in entry["notes"])
+    report["form"] = "source"
+    ok = all(response.ok for response in responses)
+    return AdapterOutcome(ok, text, diagnostics, report, notes if ok else None)
 
 
 def _read(text: str, filename: str, options: Mapping[str, str] | None) -> tuple[Program, list[FunctionModel]]:

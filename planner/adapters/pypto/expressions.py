@@ -23,6 +23,10 @@ _OPERATORS: dict[type[ast.operator], BinaryOperator] = {
     ast.Mod: "%",
 }
 
+# Scalar calls of the grammar; the PyPTO printer spells min and max `pl.min` / `pl.max` (section 18).
+_MIN_MAX: dict[str, MinMax] = {"min": "min", "max": "max", "pl.min": "min", "pl.max": "max"}
+SCALAR_CALLS = frozenset({"pl.const", "pl.min", "pl.max"})
+
 INDEX_MIN = -(2**63)
 INDEX_MAX = 2**63 - 1
 
@@ -84,10 +88,10 @@ def translate(node: ast.expr, scope: NameScope) -> Expr:
 
 
 def _translate_call(node: ast.Call, scope: NameScope) -> Expr:
-    """`min`/`max` of two or more operands (nested pairwise) and `pl.const(int, dtype)`."""
+    """`min`/`max` (`pl.min`/`pl.max`) of two or more operands, nested pairwise; `pl.const(int, dtype)`."""
     callee = dotted_name(node.func)
-    if callee in ("min", "max") and len(node.args) >= 2 and not _has_starred(node):
-        fn: MinMax = "min" if callee == "min" else "max"
+    fn = _MIN_MAX.get(callee or "")
+    if fn is not None and len(node.args) >= 2 and not _has_starred(node):
         result = translate(node.args[0], scope)
         for argument in node.args[1:]:
             result = MinMaxCall(fn, result, translate(argument, scope))
@@ -161,7 +165,6 @@ def _apply_operator(op: BinaryOperator, left: int, right: int) -> int | None:
 
 def _in_index_range(value: int) -> int | None:
     return value if INDEX_MIN <= value <= INDEX_MAX else None
-
 
 
 def rename(expr: Expr, spelling: Mapping[str, str]) -> Expr:

@@ -15,6 +15,7 @@ from planner.adapters.pypto.program import ProgramFunction
 from planner.adapters.pypto.source import SourcePosition
 from planner.adapters.pypto.types import TensorType, TileType
 from planner.layout.protocol import LayoutOp, LayoutPlanRequest, MatmulProducer, TensorSpec
+from planner.proofs.expr import Expr
 from planner.proofs.protocol import Binding
 
 BLOCK_QUERIES: Final = {"pl.tile.get_block_idx": "block_idx", "pl.tile.get_block_num": "block_num"}
@@ -47,6 +48,19 @@ class Unknown:
 
 
 Value: TypeAlias = TensorValue | TileValue | ScalarValue | Unknown
+
+
+Arguments: TypeAlias = dict[str, ast.expr]  # call arguments by IR parameter name
+
+
+@dataclass(frozen=True, slots=True)
+class Window:
+    """A window of a tensor, per axis of the tensor: offsets and extents, as the IR op takes them."""
+
+    offsets: tuple[Expr, ...]
+    shapes: tuple[Expr, ...]
+    valid_shape: tuple[Expr, ...] = ()
+    drop_dims: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)

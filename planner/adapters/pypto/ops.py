@@ -13,8 +13,9 @@ import ast
 from typing import Final
 
 from planner.adapters.pypto import codes
-from planner.adapters.pypto.expressions import callee_of, constant_value, int_literal
-from planner.adapters.pypto.model import Target, TensorValue, TileValue, Unknown, Value
+from planner.adapters.pypto.expressions import SCALAR_CALLS, callee_of, constant_value, int_literal
+from planner.adapters.pypto.matmul import matmul_producer, matmul_result_type
+from planner.adapters.pypto.model import Arguments, Target, TensorValue, TileValue, Unknown, Value, Window
 from planner.adapters.pypto.program import json_literal
 from planner.adapters.pypto.state import FunctionState
 from planner.adapters.pypto.types import TensorType, TileType, TypeReader
@@ -22,7 +23,6 @@ from planner.layout.protocol import (
     OP_KINDS,
     CallOp,
     LoadOp,
-    MatmulProducer,
     Memory,
     OtherOp,
     ReshapeOp,
@@ -32,7 +32,6 @@ from planner.layout.protocol import (
     ViewOp,
 )
 from planner.proofs.expr import Const, Expr, Name
-from planner.targets.ascend import ASCEND_DTYPES
 
 # Spellings of the ops the planner knows (section 17: short DSL and namespaced op spellings).
 _OP_SPELLINGS: Final = {
@@ -71,15 +70,23 @@ class OpReader(FunctionState):
         """Visit an expression for the ops it contains; the value of a name or op result."""
         if isinstance(node, ast.Name):
             return self._values.get(node.id, Unknown())
-        if isinstance(node, ast.Call) and reads_ir(callee_of(node) or ""):
+        if isinstance(node, ast.Call) and self.reads_call(callee_of(node) or ""):
             return self._call(node, target)
         if isinstance(node, ast.Subscript):
-            base = self._value(node.value)
-            self._scan_children(node.slice)
-            if isinstance(base, TensorValue) and base.is_nz:
-                self._add_op(OtherOp(id=self._next_id("getitem"), op="getitem", args=[base.name]), node, {})
-            return Unknown()
+            return self._subscript(node, target)
         self._scan_children(node)
+        return Unknown()
+
+    def reads_call(self, callee: str) -> bool:
+        """Calls the walk interprets as ops (see `reads_ir`)."""
+        return reads_ir(callee)
+
+    def _subscript(self, node: ast.Subscript, target: Target | None) -> Value:
+        """Printed IR has no tensor subscripts: one reading an NZ tensor is an unsupported consumer."""
+        base = self._value(node.value)
+        self._scan_children(node.slice)
+        if isinstance(base, TensorValue) and base.is_nz:
+            self._add_op(OtherOp(id=self._next_id("getitem"), op="getitem", args=[base.name]), node, {})
         return Unknown()
 
     def _scan_children(self, node: ast.AST) -> None:
@@ -161,26 +168,34 @@ class OpReader(FunctionState):
         if source is None or not source.is_nz:
             self._consume(call, op, skip=("tensor",))
             return target.tensor if target and target.tensor else Unknown()
-        shapes = self._list(arguments, "shapes", call)
-        offsets = self._list(arguments, "offsets", call)
-        valid_shape = self._json_optional(arguments, "valid_shape")
-        drop_dims = self._drop_dims(arguments.get("drop_dims"))
+        window = Window(
+            self._list(arguments, "offsets", call),
+            self._list(arguments, "shapes", call),
+            self._optional_list(arguments, "valid_shape"),
+            self._drop_dims(arguments.get("drop_dims")),
+        )
+        return self._nz_window(call, source, window, target, arguments)
+
+    def _nz_window(
+        self, node: ast.expr, source: TensorValue, window: Window, target: Target | None, arguments: Arguments
+    ) -> Value:
+        """Section 6.2: a window of an NZ tensor is a `tensor.slice` whose result the planner defines."""
         result = target.tensor if target and target.tensor else None
         if result is None:
-            kept = tuple(extent for axis, extent in enumerate(shapes) if axis not in (drop_dims or []))
+            kept = tuple(extent for axis, extent in enumerate(window.shapes) if axis not in window.drop_dims)
             inferred = TensorType(kept, source.type.dtype, "NZ")
-            result = self._declare(target.name if target else None, inferred, call, "slice", in_request=False)
+            result = self._declare(target.name if target else None, inferred, node, "slice", in_request=False)
         self._op_results.add(result.name)  # the planner defines a slice result from the op itself
         slice_op = SliceOp(
-            id=self._next_id(op),
+            id=self._next_id("tensor.slice"),
             source=source.name,
-            shapes=self._json_list(shapes),
-            offsets=self._json_list(offsets),
-            valid_shape=valid_shape,
-            drop_dims=drop_dims,
+            shapes=self._json_list(window.shapes),
+            offsets=self._json_list(window.offsets),
+            valid_shape=self._json_list(window.valid_shape) if window.valid_shape else None,
+            drop_dims=list(window.drop_dims) or None,
             result=result.name,
         )
-        self._add_op(slice_op, call, arguments)
+        self._add_op(slice_op, node, arguments)
         return result
 
     def _reshape(self, call: ast.Call, op: str, target: Target | None) -> Value:
@@ -212,19 +227,33 @@ class OpReader(FunctionState):
             return target.tensor if target and target.tensor else (destination or Unknown())
         if "partition" in arguments and not self._stamped:
             raise self._unsupported(call, "a store that already carries a partition in an unstamped function")
-        tile_value = self._value(arguments["tile"]) if "tile" in arguments else Unknown()
+        offsets = self._list(arguments, "offsets", call)
+        self._store_into(call, destination, arguments.get("tile"), offsets, extra, arguments)
+        return target.tensor if target and target.tensor else destination
+
+    def _store_into(
+        self,
+        node: ast.expr,
+        destination: TensorValue,
+        tile_node: ast.expr | None,
+        offsets: tuple[Expr, ...],
+        extra: Arguments,
+        arguments: Arguments,
+    ) -> None:
+        """Section 11: a write of a tile into an NZ tensor is an accumulator store."""
+        tile_value = self._value(tile_node) if tile_node is not None else Unknown()
         tile = tile_value if isinstance(tile_value, TileValue) else TileValue(None)
         if tile.type is None:
             raise self._source.error(
                 codes.UNKNOWN_TILE_TYPE,
                 "the tile stored into NZ tensor "
                 f"{self._spelled(destination.name)!r} has no known type; annotate it with pl.Tile[...]",
-                call,
+                node,
             )
         store = StoreOp(
-            id=self._next_id(op),
+            id=self._next_id("tile.store"),
             dest=destination.name,
-            offsets=self._json_list(self._list(arguments, "offsets", call)),
+            offsets=self._json_list(offsets),
             tile=StoreTile(
                 shape=self._json_list(tile.type.shape),
                 dtype=tile.type.dtype,
@@ -234,8 +263,7 @@ class OpReader(FunctionState):
             ),
             attrs={name: json_literal(value) for name, value in sorted(extra.items())},
         )
-        self._add_op(store, call, arguments)
-        return target.tensor if target and target.tensor else destination
+        self._add_op(store, node, arguments)
 
     def _matmul(self, call: ast.Call, op: str, target: Target | None) -> Value:
         """Section 12: an Acc tile made by a matmul carries its producer for the N-split."""
@@ -245,16 +273,20 @@ class OpReader(FunctionState):
         names = [_nz_name(value) for value in values]
         if any(name != _NOT_NZ for name in names):
             self._add_op(OtherOp(id=self._next_id(op), op=op, args=names), call, {})
-        operands = [value if isinstance(value, TileValue) else TileValue(None) for value in values]
+        operands = [self._operand_tile(value) for value in values]
         accumulator = operands.pop(0) if op == "matmul_acc" and operands else None
         flags = {keyword.arg: keyword.value for keyword in call.keywords if keyword.arg is not None}
-        producer = _producer(operands, flags) if len(operands) == 2 else None
+        producer = matmul_producer(operands, flags) if len(operands) == 2 else None
         if target is not None and target.tile is not None:
             return TileValue(target.tile, producer)
         if accumulator is not None and accumulator.type is not None:
             return TileValue(accumulator.type, producer)
         result_dtype = self._types.dtype(flags["out_dtype"]) if "out_dtype" in flags else None
-        return TileValue(_matmul_result_type(operands, producer, result_dtype), producer)
+        return TileValue(matmul_result_type(operands, producer, result_dtype), producer)
+
+    def _operand_tile(self, value: Value) -> TileValue:
+        """A matmul operand as a tile (printed IR: only tiles are operands)."""
+        return value if isinstance(value, TileValue) else TileValue(None)
 
     def _function_call(self, call: ast.Call, callee: str, target: Target | None) -> Value:
         """Section 6: a call to another program function forwards its tensors unchanged."""
@@ -325,19 +357,23 @@ class OpReader(FunctionState):
         return self._types.shape_list(arguments[name])
 
     def _json_optional(self, arguments: dict[str, ast.expr], name: str) -> list[int | str] | None:
-        node = arguments.get(name)
-        if node is None or (isinstance(node, ast.Constant) and node.value is None):
-            return None
-        entries = self._types.shape_list(node)
+        entries = self._optional_list(arguments, name)
         return self._json_list(entries) if entries else None
 
-    def _drop_dims(self, node: ast.expr | None) -> list[int] | None:
+    def _optional_list(self, arguments: dict[str, ast.expr], name: str) -> tuple[Expr, ...]:
+        """A list argument that may be absent or None (an empty tuple then)."""
+        node = arguments.get(name)
         if node is None or (isinstance(node, ast.Constant) and node.value is None):
-            return None
+            return ()
+        return self._types.shape_list(node)
+
+    def _drop_dims(self, node: ast.expr | None) -> tuple[int, ...]:
+        if node is None or (isinstance(node, ast.Constant) and node.value is None):
+            return ()
         if isinstance(node, ast.List | ast.Tuple):
             values = [int_literal(element) for element in node.elts]
             if all(value is not None for value in values):
-                return [value for value in values if value is not None] or None
+                return tuple(value for value in values if value is not None)
         raise self._unsupported(node, "drop_dims that is not a literal list of ints")
 
     def _callee_return(self, callee: str) -> TensorType | None:
@@ -361,39 +397,4 @@ def _nz_name(value: Value) -> str:
 
 def reads_ir(callee: str) -> bool:
     """Calls the walk interprets: `pl.*` ops and calls to other program functions."""
-    return callee.startswith(("pl.", "self.")) and callee != "pl.const"
-
-
-def _static_int(expr: Expr) -> int | None:
-    return expr.value if isinstance(expr, Const) else None
-
-
-def _producer(operands: list[TileValue], flags: dict[str, ast.expr]) -> MatmulProducer | None:
-    """`m`, `n`, `k` and operand memory of a matmul over static 2-D tiles (a_trans/b_trans honoured)."""
-    left, right = operands[0].type, operands[1].type
-    if left is None or right is None or len(left.shape) != 2 or len(right.shape) != 2:
-        return None
-    m, k = (left.shape[1], left.shape[0]) if _flag(flags, "a_trans") else (left.shape[0], left.shape[1])
-    n = right.shape[0] if _flag(flags, "b_trans") else right.shape[1]
-    sizes = [_static_int(m), _static_int(n), _static_int(k)]
-    if left.memory is None or right.memory is None or any(size is None for size in sizes):
-        return None
-    memory = left.memory if left.memory != "Mat" else right.memory
-    return MatmulProducer(m=sizes[0], n=sizes[1], k=sizes[2], memory=memory)
-
-
-def _flag(flags: dict[str, ast.expr], name: str) -> bool:
-    node = flags.get(name)
-    return isinstance(node, ast.Constant) and node.value is True
-
-
-def _matmul_result_type(
-    operands: list[TileValue], producer: MatmulProducer | None, dtype: str | None
-) -> TileType | None:
-    """An unannotated matmul result: an [m, n] Acc tile, FP32 for float inputs, INT32 otherwise."""
-    if producer is None:
-        return None
-    left = operands[0].type
-    assert left is not None
-    result_dtype = dtype or ("FP32" if ASCEND_DTYPES[left.dtype].is_float else "INT32")
-    return TileType((Const(producer.m), Const(producer.n)), result_dtype, "Acc")
+    return callee.startswith(("pl.", "self.")) and callee not in SCALAR_CALLS

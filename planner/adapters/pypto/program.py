@@ -1,9 +1,11 @@
-"""The module level of a printed program (nz-layout.md section 17, "Module").
+"""The module level of a PyPTO file: printed IR or user source (nz-layout.md sections 17, 18).
 
-`# pypto.program: NAME`, `import pypto.language as pl`, one `@pl.program class NAME:` whose
-`@pl.function(...)` methods are the functions to plan. Module-level integer assignments are
-program constants. The text is only parsed with `ast`; any other module-level statement is
-not part of the program and is neither read nor run.
+Printed IR: `# pypto.program: NAME`, `import pypto.language as pl`, one `@pl.program class NAME:`
+whose `@pl.function(...)` methods are the functions to plan. Source: a file that imports
+`pypto.language as pl` and uses its decorators without the printer's header; its kernels are
+the `@pl.jit` family of module-level functions and the methods of every `@pl.program` class.
+Module-level integer assignments are program constants. The text is only parsed with `ast`;
+any other module-level statement is neither read nor run.
 """
 
 from __future__ import annotations
@@ -12,6 +14,8 @@ import ast
 import re
 import warnings
 from dataclasses import dataclass
+from pathlib import PurePath
+from typing import Final, Literal, TypeAlias
 
 from pydantic import JsonValue
 
@@ -23,16 +27,29 @@ from planner.adapters.pypto.source import LINE_BREAK, SourceText
 _HEADER = re.compile(r"#[ \t]*pypto\.program:[ \t]*([A-Za-z_][A-Za-z0-9_]*)[ \t]*")
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 STAMP = "nz_tensor_views_blocked"
+# `@pl.jit` and its variants (PyPTO user guide, "Functions and Programs"); `.incore` is a kernel.
+JIT_DECORATORS: Final = frozenset(
+    {"pl.jit", "pl.jit.incore", "pl.jit.inline", "pl.jit.opaque", "pl.jit.host", "pl.jit.graph"}
+)
+_KERNEL_DECORATORS: Final = frozenset({"pl.jit.incore"})
+_INCORE: Final = "pl.FunctionType.InCore"
+
+Form: TypeAlias = Literal["printed", "source"]
 
 
 @dataclass(frozen=True)
 class ProgramFunction:
-    """One `@pl.function` method and the attributes its decorator carries."""
+    """One function to plan: a `@pl.function` method or a `@pl.jit` function, with its attributes.
+
+    `kernel`: the whole body runs on a core (an InCore function or `@pl.jit.incore`), so a
+    tensor window read there is a tile load (section 18)."""
 
     node: ast.FunctionDef
     decorator: ast.expr
     attrs: dict[str, JsonValue]
     attrs_node: ast.Dict | None
+    method: bool = True
+    kernel: bool = False
 
 
 @dataclass(frozen=True)
@@ -42,6 +59,7 @@ class Program:
     constants: dict[str, int]
     functions: tuple[ProgramFunction, ...]
     identifiers: frozenset[str]  # every name spelled in the text: fresh names avoid them
+    form: Form = "printed"
 
 
 def parse_program(text: str, filename: str) -> Program:
@@ -49,10 +67,17 @@ def parse_program(text: str, filename: str) -> Program:
     source = SourceText(text)
     module = _parse_module(text, filename)
     header = next(filter(None, map(_HEADER.fullmatch, LINE_BREAK.split(text))), None)
-    if header is None:
-        raise _not_a_program("missing the '# pypto.program: NAME' header line")
     if not any(_is_pl_import(statement) for statement in module.body):
         raise _not_a_program("missing 'import pypto.language as pl'")
+    if header is None:
+        return _source_program(source, module, filename)
+    for jit, _ in _jit_functions(module):
+        raise source.error(
+            codes.UNSUPPORTED_CONSTRUCT,
+            f"unsupported construct: @pl.jit function {jit.name!r} in a printed program "
+            "(a '# pypto.program:' file holds one @pl.program class)",
+            jit,
+        )
     program_class = _program_class(module)
     if program_class.name != header.group(1):
         raise source.error(
@@ -61,14 +86,51 @@ def parse_program(text: str, filename: str) -> Program:
             f"but the @pl.program class is {program_class.name!r}",
             program_class,
         )
-    functions = tuple(
+    functions = _methods(source, program_class)
+    return Program(program_class.name, source, _constants(module), functions, _identifiers(text))
+
+
+def _source_program(source: SourceText, module: ast.Module, filename: str) -> Program:
+    """Section 18: every `@pl.program` class's methods and every `@pl.jit` function, in file order."""
+    functions: list[ProgramFunction] = []
+    for statement in module.body:
+        if isinstance(statement, ast.ClassDef) and any(
+            _is_decorator(decorator, "pl.program") for decorator in statement.decorator_list
+        ):
+            functions.extend(_methods(source, statement))
+    for node, decorator in _jit_functions(module):
+        kernel = dotted_name(decorator.func if isinstance(decorator, ast.Call) else decorator)
+        functions.append(ProgramFunction(node, decorator, {}, None, False, kernel in _KERNEL_DECORATORS))
+    if not functions:
+        raise _not_a_program("no @pl.jit function, no @pl.program class and no '# pypto.program:' header")
+    functions.sort(key=lambda function: function.node.lineno)
+    name = PurePath(filename).stem if filename != "<input>" else "<input>"
+    return Program(name, source, _constants(module), tuple(functions), _identifiers(source.text), "source")
+
+
+def _methods(source: SourceText, program_class: ast.ClassDef) -> tuple[ProgramFunction, ...]:
+    return tuple(
         _program_function(source, statement, decorator)
         for statement in program_class.body
         if isinstance(statement, ast.FunctionDef)
         for decorator in statement.decorator_list
         if _is_decorator(decorator, "pl.function")
     )
-    return Program(program_class.name, source, _constants(module), functions, _identifiers(text))
+
+
+def _jit_functions(module: ast.Module) -> list[tuple[ast.FunctionDef, ast.expr]]:
+    """Module-level functions decorated with the `@pl.jit` family."""
+    found = []
+    for statement in module.body:
+        if not isinstance(statement, ast.FunctionDef):
+            continue
+        decorator = next(
+            (d for d in statement.decorator_list if any(_is_decorator(d, name) for name in JIT_DECORATORS)),
+            None,
+        )
+        if decorator is not None:
+            found.append((statement, decorator))
+    return found
 
 
 def _parse_module(text: str, filename: str) -> ast.Module:
@@ -85,7 +147,7 @@ def _parse_module(text: str, filename: str) -> ast.Module:
 
 
 def _not_a_program(reason: str) -> AdapterInputError:
-    return AdapterInputError(codes.NOT_A_PROGRAM, f"not a PyPTO printed program: {reason}", 1, 1)
+    return AdapterInputError(codes.NOT_A_PROGRAM, f"not a PyPTO program: {reason}", 1, 1)
 
 
 def _is_pl_import(statement: ast.stmt) -> bool:
@@ -123,7 +185,10 @@ def _program_function(source: SourceText, node: ast.FunctionDef, decorator: ast.
                     codes.UNSUPPORTED_CONSTRUCT, "@pl.function attrs must be a literal dict", keyword.value
                 )
             attrs_node = keyword.value
-    return ProgramFunction(node, decorator, _literal_attrs(source, attrs_node), attrs_node)
+    incore = isinstance(decorator, ast.Call) and any(
+        keyword.arg == "type" and dotted_name(keyword.value) == _INCORE for keyword in decorator.keywords
+    )
+    return ProgramFunction(node, decorator, _literal_attrs(source, attrs_node), attrs_node, True, incore)
 
 
 def _literal_attrs(source: SourceText, node: ast.Dict | None) -> dict[str, JsonValue]:

@@ -15,7 +15,8 @@ from pydantic import ValidationError
 
 from planner.adapters.outcome import AdapterInputError
 from planner.adapters.pypto import codes
-from planner.adapters.pypto.expressions import callee_of, int_literal
+from planner.adapters.pypto.carried import rebound_names
+from planner.adapters.pypto.expressions import SCALAR_CALLS, callee_of, int_literal
 from planner.adapters.pypto.model import (
     BLOCK_QUERIES,
     FunctionModel,
@@ -26,9 +27,10 @@ from planner.adapters.pypto.model import (
     TileValue,
     Unknown,
 )
-from planner.adapters.pypto.ops import YIELD, OpReader, reads_ir
+from planner.adapters.pypto.ops import YIELD
 from planner.adapters.pypto.program import Program, ProgramFunction
 from planner.adapters.pypto.types import ScalarType, TensorType, TileType, TupleType
+from planner.adapters.pypto.windows import WindowReader, is_kernel_scope
 from planner.layout.protocol import LayoutPlanRequest
 from planner.proofs.expr import Const, to_json_value
 from planner.proofs.protocol import (
@@ -49,7 +51,7 @@ _LOOP_KINDS: Final = {
     "range": "for",
     "pl.spmd": "spmd",
 }
-_SCOPE_CONTEXTS: Final = ("pl.spmd", "pl.at")
+_SCOPE_CONTEXTS: Final = ("pl.spmd", "pl.at", "pl.scope", "pl.incore")
 
 
 def read_function(program: Program, function: ProgramFunction, target: str | None) -> FunctionModel:
@@ -57,7 +59,7 @@ def read_function(program: Program, function: ProgramFunction, target: str | Non
     return _FunctionReader(program, function).read(target)
 
 
-class _FunctionReader(OpReader):
+class _FunctionReader(WindowReader):
     """The statement walk (section 17, "Statements")."""
 
     def read(self, target: str | None) -> FunctionModel:
@@ -109,11 +111,15 @@ class _FunctionReader(OpReader):
         positional = [*arguments.posonlyargs, *arguments.args]
         if arguments.vararg or arguments.kwarg or arguments.kwonlyargs:
             raise self._unsupported(self._function.node, "*args, **kwargs and keyword-only parameters")
-        if not positional or positional[0].arg != "self":
-            raise self._source.error(
-                codes.UNSUPPORTED_CONSTRUCT, "a @pl.function method takes 'self' first", self._function.node
-            )
-        for parameter in positional[1:]:
+        if self._function.method:
+            if not positional or positional[0].arg != "self":
+                raise self._source.error(
+                    codes.UNSUPPORTED_CONSTRUCT,
+                    "a @pl.function method takes 'self' first",
+                    self._function.node,
+                )
+            positional = positional[1:]
+        for parameter in positional:
             self._parameter(parameter)
 
     def _parameter(self, parameter: ast.arg) -> None:
@@ -191,6 +197,9 @@ class _FunctionReader(OpReader):
         if isinstance(target, ast.Name):
             self._assign_from(target.id, statement.value)
             return
+        if isinstance(target, ast.Subscript) and self._program.form == "source":
+            self.subscript_store(statement, target)
+            return
         names = _tuple_names(target)
         if names is None:
             raise self._unsupported(target, "assignment to anything but names")
@@ -208,11 +217,11 @@ class _FunctionReader(OpReader):
         elif callee == YIELD:
             values = self._yield_values(node)
             self._assign(name, values[0] if len(values) == 1 else Unknown())
-        elif callee is not None and callee not in BLOCK_QUERIES and reads_ir(callee):
+        elif callee is not None and callee not in BLOCK_QUERIES and self.reads_call(callee):
             self._assign(name, self._call(node, Target(name)))  # type: ignore[arg-type]
         elif isinstance(node, ast.Subscript):
-            self._value(node)
-            self._assign(name, Unknown())
+            value = self._value(node, Target(name))
+            self._assign(name, value if isinstance(value, TensorValue | TileValue) else Unknown())
         else:
             self._scalar_assign(name, node, None)
 
@@ -256,7 +265,9 @@ class _FunctionReader(OpReader):
             self._loop_variable(loop_variable, call, keywords)
         for name, init in zip(carried, initial, strict=True):
             self._carried(name, init)
+        self.enter_scope(kind == "spmd")
         self._loop_body(statement.body)
+        self.leave_scope(kind == "spmd")
 
     def _loop_variable(self, name: str, call: ast.Call, keywords: dict[str, ast.expr]) -> None:
         positional = list(call.args)
@@ -321,15 +332,22 @@ class _FunctionReader(OpReader):
         self._assigned[-1] |= assigned
 
     def _with(self, statement: ast.With) -> None:
+        """Scopes group statements and do not change bindings; a core scope makes its body a kernel."""
         for item in statement.items:
             if callee_of(item.context_expr) not in _SCOPE_CONTEXTS or item.optional_vars is not None:
-                what = "a with-statement other than pl.spmd(...)/pl.at(...)"
+                what = "a with-statement other than pl.spmd/pl.at/pl.scope/pl.incore(...)"
                 raise self._unsupported(item.context_expr, what)
+        kernel = any(is_kernel_scope(item.context_expr) for item in statement.items)
+        self.enter_scope(kernel)
         self._block(statement.body)
+        self.leave_scope(kernel)
 
     def _loop_body(self, statements: list[ast.stmt]) -> None:
         """Walk a loop body; a scalar it rebinds that existed before the loop is unknown afterwards
-        (the body may run zero times)."""
+        (the body may run zero times). A scalar it rebinds is loop-carried inside it (section 7.3)."""
+        for name in rebound_names(statements):
+            if isinstance(self._values.get(name), ScalarValue) or name in self._constants:
+                self._bind_scalar(name, IterArgBinding, None)
         before = set(self._values)
         self._assigned.append(set())
         self._block(statements)
@@ -344,7 +362,7 @@ def _in_grammar(node: ast.expr) -> bool:
     """The top of the expression is a grammar node (its subterms may still be opaque)."""
     if int_literal(node) is not None or isinstance(node, ast.Name | ast.BinOp | ast.UnaryOp):
         return not isinstance(node, ast.UnaryOp) or isinstance(node.op, ast.USub | ast.UAdd)
-    return callee_of(node) in ("min", "max", "pl.const")
+    return callee_of(node) in ("min", "max", *SCALAR_CALLS)
 
 
 def _tuple_names(node: ast.expr) -> list[str] | None:
