@@ -63,6 +63,7 @@ class AttrVariants:
 
     attr: str
     variants: Mapping[str, OpSemantics]
+    default: str | None = None  # the variant of a request that leaves `attr` out
 
 
 _DFB, _DST, _NONE = Route.DFB, Route.DST, Route.NONE
@@ -92,6 +93,7 @@ _UNARY_OPS = (
     "sin",
     "cos",
     "square",
+    "floor",
     "typecast",
 )
 
@@ -135,7 +137,14 @@ SEMANTICS: dict[str, OpSemantics | AttrVariants] = {
             "scalar": _reduce(FullFp32Kind.REDUCE_SCALAR),
         },
     ),
-    "tile_row_normalization_block": OpSemantics(Primitive.REDUCE, (_DFB, _DFB), slots_attr="tiles"),
+    "tile_row_normalization_block": AttrVariants(
+        "gamma",
+        {
+            "true": OpSemantics(Primitive.REDUCE, (_DFB, _DFB, _NONE), slots_attr="tiles"),
+            "false": OpSemantics(Primitive.REDUCE, (_DFB, _NONE, _NONE), slots_attr="tiles"),
+        },
+        default="true",
+    ),
     "tile_transpose": OpSemantics(Primitive.TRANSPOSE, (_DFB,)),
     "tile_fill": OpSemantics(Primitive.FILL),
     "tile_matmul_block": OpSemantics(
@@ -161,7 +170,7 @@ def semantics_for(op_id: str, mnemonic: str, attrs: Mapping[str, JsonValue]) -> 
         )
     if isinstance(entry, OpSemantics):
         return entry
-    value = attrs.get(entry.attr)
+    value = attrs.get(entry.attr, entry.default)
     chosen = entry.variants.get(str(value)) if isinstance(value, (str, int)) else None
     if chosen is None:
         expected = ", ".join(sorted(entry.variants))

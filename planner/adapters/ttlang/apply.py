@@ -39,7 +39,7 @@ def rewrite_attr_dict(site: AttrDictSite, updates: Mapping[str, str], removed: I
     if site.present:
         return Edit(site.start, site.end, body)
     keyword = "attributes " if site.keyword else ""
-    return Edit(site.start, site.start, f" {keyword}{body}")
+    return Edit(site.start, site.start, f"{keyword}{body} ")
 
 
 def strategy_edit(site: AttrDictSite, strategy: str) -> Edit:

@@ -8,7 +8,7 @@ of another tile op, a tile with no buffer, a non-tile value, or a buffer with no
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cache
 
@@ -22,17 +22,17 @@ from planner.adapters.outcome import AdapterInputError
 from planner.adapters.ttlang.codes import ATTRIBUTE_INVALID, REQUEST_REJECTED, UNKNOWN_TILE_OP
 from planner.adapters.ttlang.source import ParsedChunk
 from planner.adapters.ttlang.ttcore_dialect import TileType
+from planner.adapters.ttlang.ttl_attrs import CBType, ReduceDimAttr, TileExecutionStrategyAttr
 from planner.adapters.ttlang.ttl_dialect import (
     AttachCBOp,
     BindCBOp,
     ComputeOp,
-    ReduceDimAttr,
     TileBcastOp,
-    TileExecutionStrategyAttr,
     TileOp,
     TileReduceOp,
-    UnknownTtlOp,
+    TileRowNormalizationBlockOp,
 )
+from planner.adapters.ttlang.ttl_unknown import UnknownTtlOp
 from planner.kernelcfg.protocol import (
     DfbOperand,
     DfbSpec,
@@ -106,7 +106,11 @@ def _followed(value: SSAValue) -> SSAValue | None:
 
 
 def resolve_dfb(value: SSAValue, name_of: Callable[[SSAValue], str]) -> DfbIdentity | None:
-    """The dataflow buffer a tile operand reads, following block arguments, extracts and attachments."""
+    """The dataflow buffer a tile operand reads, following block arguments, extracts and attachments.
+
+    A `!ttl.cb` value reached but not made by `ttl.bind_cb` with an integer index (a function
+    argument, another op's result) is a buffer without a finalized index (section 3).
+    """
     current: SSAValue | None = value
     while current is not None:
         owner = current.owner
@@ -114,6 +118,8 @@ def resolve_dfb(value: SSAValue, name_of: Callable[[SSAValue], str]) -> DfbIdent
             index = owner.cb_index
             if isinstance(index, IntegerAttr):
                 return FinalizedDfb(index.value.data)
+            return UnfinalizedDfb(name_of(current))
+        if isinstance(current.type, CBType):
             return UnfinalizedDfb(name_of(current))
         current = _followed(current)
     return None
@@ -166,9 +172,16 @@ def _reduce_attrs(op: Operation, parsed: ParsedChunk) -> dict[str, str]:
     return {"dim": _REDUCE_DIMS[dim.keyword.data]}
 
 
-_ATTRS_BY_OP: dict[type[Operation], Callable[[Operation, ParsedChunk], dict[str, str]]] = {
+def _row_normalization_attrs(op: Operation, parsed: ParsedChunk) -> dict[str, str | int]:
+    """The DST slots it holds (`num_tiles`) and whether it reads `gamma`."""
+    assert isinstance(op, TileRowNormalizationBlockOp)
+    return {"tiles": op.num_tiles.value.data, "gamma": "true" if op.has_gamma.value.data else "false"}
+
+
+_ATTRS_BY_OP: dict[type[Operation], Callable[[Operation, ParsedChunk], Mapping[str, str | int]]] = {
     TileBcastOp: _bcast_attrs,
     TileReduceOp: _reduce_attrs,
+    TileRowNormalizationBlockOp: _row_normalization_attrs,
 }
 
 

@@ -1,40 +1,42 @@
 """Reading TT-Lang MLIR with xDSL while remembering where every op and attribute dictionary is.
 
-Planned output is the input text with attribute dictionaries rewritten in place, so the
-parser records, per op, the offset of its first token (MLIR's op location), its result
-names, and the extent of its attribute dictionary with each entry's text (or, when absent,
-where one would go). Files split with `// -----` are read chunk by chunk (kernel-config.md
-section 10), each chunk keeping its offset in the whole file.
+Planned output in the text-preserving mode is the input text with attribute dictionaries
+rewritten in place, so the parser records, per op, the offset of its first token (MLIR's op
+location), its result names, and the extent of its attribute dictionary with each entry's
+text (or, when absent, where one would go). Files split with `// -----` are read chunk by
+chunk (kernel-config.md section 10), each chunk keeping its offset in the whole file. Only
+xDSL's public parser API is used: the recording hooks are the public `parse_operation` and
+attribute-dictionary methods, and positions come from `Parser.pos`.
 
-Ops the loaded dialects do not define: an undefined `ttl.*` op is read (generic form, or
-custom form following the `into dst[...]` convention) so the resolver can refuse it at its
-location; another dialect's op is read in generic form only, as xDSL's `UnregisteredOp`.
+Constructs of other dialects pass through: their attributes and their generic-form ops are
+xDSL's unregistered constructs. An undefined `ttl.*` op is read (generic form, or custom form
+following the `into dst[...]` convention) so the resolver can refuse it at its location.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 
 from xdsl.context import Context
 from xdsl.dialects import arith, builtin, func, memref, scf, tensor
-from xdsl.dialects.builtin import DictionaryAttr, ModuleOp, UnregisteredOp
-from xdsl.ir import Attribute, Operation, TypeAttribute
+from xdsl.dialects.builtin import DictionaryAttr, ModuleOp, UnitAttr, UnregisteredOp
+from xdsl.ir import Attribute, Operation
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import ParseError, VerifyException
-from xdsl.utils.lexer import Span, Token
-from xdsl.utils.mlir_lexer import MLIRTokenKind
 
 from planner.adapters.outcome import AdapterInputError
 from planner.adapters.ttlang.codes import INVALID_IR, PARSE_ERROR
+from planner.adapters.ttlang.nesting import NESTING_LIMIT, too_deep_at
 from planner.adapters.ttlang.ttcore_dialect import TTCore
-from planner.adapters.ttlang.ttl_dialect import TTL, unknown_ttl_op
+from planner.adapters.ttlang.ttl_dialect import TTL
+from planner.adapters.ttlang.ttl_unknown import unknown_ttl_op
 
 SPLIT_MARKER = re.compile(r"^// -----.*$", re.MULTILINE)
-_MEMO_TYPE = re.compile(r"(?:!ttcore\.tile|!ttl\.cb|tensor)<[\w!.,?<>\[\] ]*")
-"""Type spellings made only of names, numbers and brackets: the same text is the same type."""
+_RESULTS = re.compile(r"(%[\w$.\-]+)(?::\d+)?\s*(,|=)")
+_BYTE_ORDER_MARK = "\ufeff"
 
 
 @dataclass(frozen=True)
@@ -47,7 +49,8 @@ class AttrEntry:
 
 @dataclass(frozen=True)
 class AttrDictSite:
-    """An op's attribute dictionary: `[start, end)` in the chunk, or an insertion point.
+    """An op's attribute dictionary: `[start, end)` in the chunk, or (absent) the offset of the
+    token it would precede.
 
     `keyword` marks the `attributes {...}` spelling (custom `func.func` / `module` syntax).
     """
@@ -73,14 +76,63 @@ class _Frame:
     attr_dict: AttrDictSite | None = None
 
 
+class TTLangContext(Context):
+    """xDSL's context with unregistered constructs allowed, except that an undefined `ttl.*` op
+    is an `UnknownTtlOp`, so the resolver refuses it (section 2) instead of ignoring it."""
+
+    def get_optional_op(self, name: str, *, dialect_stack: Sequence[str] = ()) -> type[Operation] | None:
+        op_type = super().get_optional_op(name, dialect_stack=dialect_stack)
+        if name.startswith("ttl.") and op_type is not None and issubclass(op_type, UnregisteredOp):
+            return unknown_ttl_op(name)
+        return op_type
+
+
+TTLANG_DIALECTS = (
+    builtin.Builtin, func.Func, arith.Arith, memref.MemRef, scf.Scf, tensor.Tensor, TTCore, TTL,
+)  # fmt: skip
+
+
 @cache
 def ttlang_context() -> Context:
-    """The dialects a TT-Lang compute kernel is written in (ops of others: see `_get_op_by_name`)."""
-    ctx = Context()
-    dialects = (builtin.Builtin, func.Func, arith.Arith, memref.MemRef, scf.Scf, tensor.Tensor, TTCore, TTL)
-    for dialect in dialects:
+    """The dialects a TT-Lang compute kernel is written in, other dialects passing through."""
+    ctx = TTLangContext(allow_unregistered=True)
+    for dialect in TTLANG_DIALECTS:
         ctx.load_dialect(dialect)
     return ctx
+
+
+def result_names(text: str, start: int) -> tuple[str, ...]:
+    """The result names an op written at `start` binds (`%a, %b:2 = ...` gives `%a`, `%b`)."""
+    names: list[str] = []
+    position = start
+    while (match := _RESULTS.match(text, position)) is not None:
+        names.append(match.group(1))
+        position = match.end()
+        while position < len(text) and text[position].isspace():
+            position += 1
+        if match.group(2) == "=":
+            return tuple(names)
+    return ()
+
+
+def _without_line_comments(text: str) -> str:
+    """`text` with `//` comments removed (outside string literals) and trailing space dropped."""
+    kept: list[str] = []
+    for line in text.split("\n"):
+        in_string = False
+        for offset, char in enumerate(line):
+            if char == '"' and (offset == 0 or line[offset - 1] != "\\"):
+                in_string = not in_string
+            elif not in_string and line.startswith("//", offset):
+                line = line[:offset]
+                break
+        kept.append(line)
+    return "\n".join(kept).rstrip()
+
+
+def is_blank(text: str) -> bool:
+    """Nothing but whitespace and comments."""
+    return not _without_line_comments(text).strip()
 
 
 class SiteRecordingParser(Parser):
@@ -89,60 +141,20 @@ class SiteRecordingParser(Parser):
     def __init__(self, text: str, name: str) -> None:
         super().__init__(ttlang_context(), text, name)
         self.sites: dict[Operation, OpSite] = {}
+        self._text = text
         self._frames: list[_Frame] = []
-        self._previous_end = 0
-        self._types: dict[str, TypeAttribute] = {}
-
-    def _consume_token(self, expected_kind: MLIRTokenKind | None = None) -> Token[MLIRTokenKind, str]:
-        token = super()._consume_token(expected_kind)
-        self._previous_end = token.span.end
-        return token
-
-    def _get_op_by_name(self, name: str) -> type[Operation]:
-        """A known op; an undefined `ttl.*` op as `UnknownTtlOp` (the resolver refuses it, section 2);
-        another dialect's op only in generic form, whose syntax needs no definition."""
-        known = self.ctx.get_optional_op(name, dialect_stack=self._parser_state.dialect_stack)
-        if known is not None:
-            return known
-        if name.startswith("ttl."):
-            return unknown_ttl_op(name)
-        if self.lexer.input.content[self._previous_end - 1] == '"':
-            return _unregistered_op(name)
-        return super()._get_op_by_name(name)
-
-    def at_end(self) -> bool:
-        """Nothing but whitespace and comments is left."""
-        return self._current_token.kind == MLIRTokenKind.EOF
-
-    def parse_optional_type(self) -> TypeAttribute | None:
-        """Kernels repeat a few long tile and tensor types thousands of times: parse each spelling once."""
-        spelling = _memo_type_spelling(self.lexer.input.content, self.pos)
-        if spelling is None:
-            return super().parse_optional_type()
-        end = self.pos + len(spelling)
-        if (cached := self._types.get(spelling)) is not None:
-            self._resume_from(end)
-            self._previous_end = end
-            return cached
-        parsed = super().parse_optional_type()
-        if parsed is not None and self._previous_end == end and self.pos >= end:
-            self._types[spelling] = parsed
-        return parsed
 
     def parse_operation(self) -> Operation:
-        self._frames.append(_Frame(start=self.pos))
+        start = self.pos
+        self._frames.append(_Frame(start=start, result_names=result_names(self._text, start)))
         try:
             op = super().parse_operation()
+        except VerifyException as error:  # a literal its type cannot hold: a malformed op
+            self.raise_error(str(error).splitlines()[0], start)
         finally:
             frame = self._frames.pop()
         self.sites[op] = OpSite(frame.start, frame.result_names, frame.attr_dict)
         return op
-
-    def _parse_op_result_list(self) -> list[tuple[Span[str], int]]:
-        results = super()._parse_op_result_list()
-        if self._frames:
-            self._frames[-1].result_names = tuple(span.text for span, _ in results)
-        return results
 
     def parse_optional_attr_dict(self) -> dict[str, Attribute]:
         return self._parse_recorded_attr_dict(keyword=False, reserved=())[0]
@@ -157,50 +169,43 @@ class SiteRecordingParser(Parser):
         self, *, keyword: bool, reserved: tuple[str, ...]
     ) -> tuple[dict[str, Attribute], bool]:
         """Parse an op's attribute dictionary, if present, and note its site in the current frame."""
-        insertion_point = self._previous_end
-        absent = keyword and self.parse_optional_keyword("attributes") is None
-        if absent or (not keyword and self._current_token.text != "{"):
-            self._note_site(AttrDictSite(insertion_point, insertion_point, present=False, keyword=keyword))
-            return {}, False
         start = self.pos
+        if keyword and self.parse_optional_keyword("attributes") is None:
+            self._note_site(AttrDictSite(start, start, present=False, keyword=True))
+            return {}, False
+        opening = self.pos
+        if self.parse_optional_punctuation("{") is None:
+            if keyword:
+                self.raise_error("expected '{' after 'attributes'")
+            self._note_site(AttrDictSite(start, start, present=False, keyword=False))
+            return {}, False
         written: list[AttrEntry] = []
         values: dict[str, Attribute] = {}
 
         def parse_entry() -> None:
             entry_start = self.pos
-            name, value = self._parse_attribute_entry()
+            name = self.parse_optional_identifier_or_str_literal()
+            if name is None:
+                self.raise_error("expected an attribute name")
+            value = self.parse_attribute() if self.parse_optional_punctuation("=") else UnitAttr()
             if name in values:
                 self.raise_error(f"Duplicate key '{name}' in dictionary attribute", entry_start)
             if name in reserved:
                 self.raise_error(f"attribute '{name}' is already given by the op's syntax", entry_start)
             values[name] = value
-            written.append(AttrEntry(name, self.lexer.input.content[entry_start : self._previous_end]))
+            written.append(AttrEntry(name, _without_line_comments(self._text[entry_start : self.pos])))
 
-        self.parse_comma_separated_list(self.Delimiter.BRACES, parse_entry)
-        self._note_site(AttrDictSite(start, self._previous_end, True, keyword, tuple(written)))
+        closing = self.pos
+        if self.parse_optional_punctuation("}") is None:
+            self.parse_comma_separated_list(self.Delimiter.NONE, parse_entry)
+            closing = self.pos
+            self.parse_punctuation("}")
+        self._note_site(AttrDictSite(opening, closing + 1, True, keyword, tuple(written)))
         return values, True
 
     def _note_site(self, site: AttrDictSite) -> None:
         if self._frames:
             self._frames[-1].attr_dict = site
-
-
-@cache
-def _unregistered_op(name: str) -> type[Operation]:
-    return UnregisteredOp.with_name(name)
-
-
-def _memo_type_spelling(text: str, start: int) -> str | None:
-    """The full spelling of a bracketed type at `start` when it is safe to reuse by text."""
-    match = _MEMO_TYPE.match(text, start)
-    if match is None:
-        return None
-    depth = 0
-    for offset, char in enumerate(match.group(0)):
-        depth += {"<": 1, ">": -1}.get(char, 0)
-        if depth == 0 and char == ">":
-            return text[start : start + offset + 1]
-    return None
 
 
 @dataclass(frozen=True)
@@ -241,22 +246,36 @@ def split_chunks(text: str) -> tuple[list[Chunk], list[str]]:
     return chunks, separators
 
 
-def parse_chunk(chunk: Chunk, filename: str) -> ParsedChunk:
-    """Parse and verify one chunk; malformed text is an `AdapterInputError`, never a traceback.
+def _parse_error(chunk: Chunk, filename: str, offset: int, message: str) -> AdapterInputError:
+    line, column = chunk.line_col(offset)
+    return AdapterInputError(PARSE_ERROR, f"{filename}:{line}:{column}: {message}", line, column)
 
-    An empty chunk (only whitespace and comments) is an empty module: nothing to plan.
+
+def parse_chunk(chunk: Chunk, filename: str) -> ParsedChunk:
+    """Parse and verify one chunk; malformed text is an `AdapterInputError` with a location.
+
+    An empty chunk (only whitespace and comments) is an empty module: nothing to plan. A
+    leading byte-order mark is read as a space, so every offset stays that of the input.
     """
-    parser = SiteRecordingParser(chunk.text, filename)
-    if parser.at_end():
+    text = chunk.text
+    if text.startswith(_BYTE_ORDER_MARK):
+        text = " " + text[1:]
+    if is_blank(text):
         return ParsedChunk(chunk, ModuleOp([]))
+    deep = too_deep_at(text, NESTING_LIMIT)
+    if deep is not None:
+        raise _parse_error(chunk, filename, deep, f"brackets nest deeper than {NESTING_LIMIT} levels")
+    try:
+        parser = SiteRecordingParser(text, filename)
+    except ParseError as error:  # the first token does not lex
+        raise _parse_error(chunk, filename, error.span.start, error.msg) from None
     try:
         module = parser.parse_module()
-        module.verify()
     except ParseError as error:
-        line, column = chunk.line_col(error.span.start)
-        raise AdapterInputError(
-            PARSE_ERROR, f"{filename}:{line}:{column}: {error.msg}", line, column
-        ) from None
+        raise _parse_error(chunk, filename, error.span.start, error.msg) from None
+
+    try:
+        module.verify()
     except VerifyException as error:
         first_line = str(error).splitlines()[0] if str(error) else "verification failed"
         raise AdapterInputError(INVALID_IR, f"{filename}: invalid IR: {first_line}") from None

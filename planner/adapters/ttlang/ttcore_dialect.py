@@ -1,13 +1,12 @@
-"""The TTCore types and attributes a TT-Lang compute kernel mentions (kernel-config.md sections 4.1, 10).
+"""The TTCore types, attributes and ops a TT-Lang compute kernel mentions (kernel-config.md sections 4.1, 10).
 
 `!ttcore.tile<32x32, f32>` is a tile of a TTCore data type (not a builtin type: `u32` is
 TTCore's spelling); `#ttcore.arch<blackhole>` names the target architecture. The
 architecture keeps any identifier: recognizing a name is the resolver's job (an unknown one
 is "not implemented", not a syntax error).
 
-The system and device descriptions are read in TTCore's own spelling, keeping only what
-target construction (section 4.1) needs; every other parameter and entry is skipped as a
-balanced token run, so a description printed by the TTCore toolchain reads as written:
+The system and device descriptions keep their body exactly as written (it prints back
+unchanged) plus what target construction (section 4.1) needs, read from the body:
 
 - `#ttcore.system_desc<[cpu descs], [chip descs], [chip desc indices], ...>`: each chip
   description is a dictionary holding `arch = <name>`; chip `i` is described by
@@ -15,20 +14,28 @@ balanced token run, so a description printed by the TTCore toolchain reads as wr
   `#ttcore.system_desc<[], [{arch = <wormhole_b0>}], [0]>`.
 - `#ttcore.device<..., chipIds = [0, 1]>`: the chips the device selects (the module
   attribute form of TTCore's device). Minimal form: `#ttcore.device<chipIds = [0]>`.
+
+`ttcore.device @name = <...>` and `ttcore.device_module {...}` are TTCore ops in custom
+syntax that TT-Lang modules carry; they are read only to be printed back.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TypeVar
-
 from xdsl.dialects.builtin import ArrayAttr, IntAttr, StringAttr
 from xdsl.ir import Dialect, ParametrizedAttribute, TypeAttribute
-from xdsl.irdl import irdl_attr_definition
-from xdsl.parser import AttrParser
+from xdsl.irdl import (
+    IRDLOperation,
+    irdl_attr_definition,
+    irdl_op_definition,
+    prop_def,
+    region_def,
+    traits_def,
+)
+from xdsl.parser import AttrParser, Parser
 from xdsl.printer import Printer
-from xdsl.utils.mlir_lexer import MLIRTokenKind
+from xdsl.traits import NoTerminator
 
+from planner.adapters.ttlang.balanced import DescriptionError, entry_value, parse_balanced, top_level_items
 from planner.targets.tenstorrent import TT_DTYPES
 
 DATA_TYPES = tuple(sorted(TT_DTYPES))
@@ -79,109 +86,113 @@ class ArchAttr(ParametrizedAttribute):
         printer.print_string(f"<{self.arch.data}>")
 
 
-_T = TypeVar("_T")
-_CLOSING = {"<": ">", "[": "]", "{": "}", "(": ")"}
-
-
-def _skip_value(parser: AttrParser) -> None:
-    """Skip tokens up to the next `,` or closing bracket outside any bracket (a value not needed)."""
-    expected: list[str] = []
-    while True:
-        # Token-level access: the skipped values use TTCore syntaxes (`8x8`, `<f32>`, maps) not modelled here.
-        token = parser._current_token
-        if token.kind == MLIRTokenKind.EOF:
-            parser.raise_error("unterminated description")
-        if not expected and (token.text == "," or token.text in _CLOSING.values()):
-            return
-        if token.text in _CLOSING:
-            expected.append(_CLOSING[token.text])
-        elif token.text in _CLOSING.values() and token.text != expected.pop():
-            parser.raise_error("unbalanced brackets in a description")
-        parser._consume_token()
-
-
-def _required_entry(
-    parser: AttrParser, delimiter: AttrParser.Delimiter, name: str, parse: Callable[[], _T], owner: str
-) -> _T:
-    """The `name = value` entry of a bracketed entry list, parsed; every other entry is skipped."""
-    at = parser.pos
-    found: list[_T] = []
-
-    def entry() -> None:
-        key = parser.parse_identifier(context_msg=" as a description entry name")
-        parser.parse_punctuation("=")
-        if key == name:
-            found.append(parse())
-        else:
-            _skip_value(parser)
-
-    parser.parse_comma_separated_list(delimiter, entry)
-    if not found:
-        parser.raise_error(f"{owner} must give its {name}", at, parser.pos)
-    return found[-1]
-
-
-def _chip_arch(parser: AttrParser) -> str:
+def _chip_arch(desc: str) -> str:
     """A chip description's `arch = <name>`."""
-    (arch,) = _required_entry(
-        parser,
-        parser.Delimiter.BRACES,
-        "arch",
-        lambda: ArchAttr.parse_parameters(parser),
-        "a chip description",
-    )
-    return arch.data
+    arch = entry_value(desc, "{", "arch", "a chip description")
+    name = arch.removeprefix("<").removesuffix(">").strip()
+    if not arch.startswith("<") or not arch.endswith(">") or not name.isidentifier():
+        raise DescriptionError(f"a chip description's arch must be <name>, got {arch}")
+    return name
+
+
+def _int_list(text: str, what: str) -> list[int]:
+    if not text.startswith("["):
+        raise DescriptionError(f"{what} must be a list of integers, got {text}")
+    items = top_level_items(text)
+    if not all(item.isdigit() for item in items):
+        raise DescriptionError(f"{what} must be a list of integers, got {text}")
+    return [int(item) for item in items]
+
+
+def _chip_archs(body: str) -> list[str]:
+    """The architecture of each chip id a system description lists."""
+    parts = top_level_items(body)
+    if len(parts) < 3:
+        raise DescriptionError("a system description gives cpu descs, chip descs and chip desc indices")
+    if not parts[1].startswith("["):
+        raise DescriptionError(f"chip descs must be a list, got {parts[1]}")
+    descs = [_chip_arch(desc) for desc in top_level_items(parts[1])]
+    indices = _int_list(parts[2], "chip desc indices")
+    if any(index >= len(descs) for index in indices):
+        raise DescriptionError(f"chip desc indices must name one of the {len(descs)} chip descriptions")
+    return [descs[index] for index in indices]
 
 
 @irdl_attr_definition
 class SystemDescAttr(ParametrizedAttribute):
-    """`#ttcore.system_desc<...>`, kept as the architecture of each chip id (module docstring)."""
+    """`#ttcore.system_desc<...>`: its body as written and the architecture of each chip id."""
 
     name = "ttcore.system_desc"
 
+    body: StringAttr
     chip_archs: ArrayAttr[StringAttr]
 
     @classmethod
-    def parse_parameters(cls, parser: AttrParser) -> tuple[ArrayAttr[StringAttr]]:
-        parser.parse_punctuation("<")
-        _skip_value(parser)
-        parser.parse_punctuation(",")
-        descs = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, lambda: _chip_arch(parser))
-        parser.parse_punctuation(",")
-        indices_at = parser.pos
-        indices = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_integer)
-        if any(not 0 <= index < len(descs) for index in indices):
-            message = f"chip desc indices must name one of the {len(descs)} chip descriptions"
-            parser.raise_error(message, indices_at, parser.pos)
-        while parser.parse_optional_punctuation(",") is not None:
-            _skip_value(parser)
-        parser.parse_punctuation(">")
-        return (ArrayAttr(StringAttr(descs[index]) for index in indices),)
+    def parse_parameters(cls, parser: AttrParser) -> tuple[StringAttr, ArrayAttr[StringAttr]]:
+        body, archs = parse_balanced(parser, _chip_archs)
+        return StringAttr(body), ArrayAttr(StringAttr(arch) for arch in archs)
 
     def print_parameters(self, printer: Printer) -> None:
-        descs = ", ".join(f"{{arch = <{arch.data}>}}" for arch in self.chip_archs.data)
-        indices = ", ".join(str(index) for index in range(len(self.chip_archs.data)))
-        printer.print_string(f"<[], [{descs}], [{indices}]>")
+        printer.print_string(self.body.data)
+
+
+def _chip_ids(body: str) -> list[int]:
+    return _int_list(entry_value(body, "<", "chipIds", "a #ttcore.device"), "chipIds")
 
 
 @irdl_attr_definition
 class DeviceAttr(ParametrizedAttribute):
-    """`#ttcore.device<..., chipIds = [...]>`, kept as the chip ids it selects (module docstring)."""
+    """`#ttcore.device<..., chipIds = [...]>`: its body as written and the chip ids it selects."""
 
     name = "ttcore.device"
 
+    body: StringAttr
     chip_ids: ArrayAttr[IntAttr]
 
     @classmethod
-    def parse_parameters(cls, parser: AttrParser) -> tuple[ArrayAttr[IntAttr]]:
-        def chip_ids() -> list[int]:
-            return parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_integer)
-
-        ids = _required_entry(parser, parser.Delimiter.ANGLE, "chipIds", chip_ids, "a #ttcore.device")
-        return (ArrayAttr(IntAttr(chip) for chip in ids),)
+    def parse_parameters(cls, parser: AttrParser) -> tuple[StringAttr, ArrayAttr[IntAttr]]:
+        body, ids = parse_balanced(parser, _chip_ids)
+        return StringAttr(body), ArrayAttr(IntAttr(chip) for chip in ids)
 
     def print_parameters(self, printer: Printer) -> None:
-        printer.print_string(f"<chipIds = [{', '.join(str(chip.data) for chip in self.chip_ids.data)}]>")
+        printer.print_string(self.body.data)
 
 
-TTCore = Dialect("ttcore", [], [TileType, ArchAttr, SystemDescAttr, DeviceAttr])
+@irdl_op_definition
+class DeviceOp(IRDLOperation):
+    """`ttcore.device @default_device = <workerGrid = ..., ...>`: a named device, carried unchanged."""
+
+    name = "ttcore.device"
+
+    sym_name = prop_def(StringAttr)
+    body = prop_def(StringAttr)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> DeviceOp:
+        sym_name = parser.parse_symbol_name()
+        parser.parse_punctuation("=")
+        body, _ = parse_balanced(parser, lambda text: None)
+        attributes = parser.parse_optional_attr_dict()
+        return cls.create(properties={"sym_name": sym_name, "body": StringAttr(body)}, attributes=attributes)
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_symbol_name(self.sym_name.data)
+        printer.print_string(f" = {self.body.data}")
+        printer.print_op_attributes(self.attributes)
+
+
+@irdl_op_definition
+class DeviceModuleOp(IRDLOperation):
+    """`ttcore.device_module { builtin.module ... }`: the device part of a module."""
+
+    name = "ttcore.device_module"
+
+    body = region_def()
+    traits = traits_def(NoTerminator())
+    assembly_format = "attr-dict-with-keyword $body"
+
+
+TTCore = Dialect(
+    "ttcore", [DeviceOp, DeviceModuleOp], [TileType, ArchAttr, SystemDescAttr, DeviceAttr]
+)

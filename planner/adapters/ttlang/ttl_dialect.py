@@ -1,35 +1,26 @@
-"""The TTL subset a compute kernel is written in (kernel-config.md section 10), as an xDSL dialect.
+"""The TTL ops a compute kernel is written in (kernel-config.md section 10), as an xDSL dialect.
 
-Every op gets a declarative assembly format matching TT-Lang's custom syntax, so the same
-definitions read both that syntax and MLIR's generic form. Tile ops (`TileOp` subclasses)
-are the ops the kernel-config resolver is asked about; the `into dst[...]` slot index is
-always their last operand and carries no tile data (section 2). A `ttl.*` op not defined
-here is read as an `UnknownTtlOp`, which the resolver is asked about too and refuses.
+Op syntax follows upstream's `TTLOps.td`: a declarative assembly format where upstream's is
+declarative, custom `parse`/`print` where upstream's is custom (`ttl.compute`, the stripped
+buffer type of `ttl.cb_reserve`/`ttl.cb_wait`) and for the elementwise tile ops, which are
+read in both upstream spellings: `%r = ttl.tile_add %a, %b into dst[%i] : T, T -> T` and
+the older `%r = ttl.tile_add %a, %b : T` (no DST slot). Tile ops (`TileOp` subclasses) are
+the ops the kernel-config resolver is asked about; the `into dst[...]` slot index, when
+written, is their last operand and carries no tile data (section 2). A `ttl.*` op not
+defined here is read as an `UnknownTtlOp` (`ttl_unknown`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import cache
-from typing import ClassVar
 
-from xdsl.dialects.builtin import (
-    ArrayAttr,
-    DenseArrayBase,
-    IndexType,
-    IntAttr,
-    IntegerAttr,
-    IntegerType,
-    StringAttr,
-    i32,
-)
-from xdsl.ir import Attribute, Dialect, Operation, ParametrizedAttribute, SSAValue, TypeAttribute
+from xdsl.dialects.builtin import I64, BoolAttr, DenseArrayBase, FloatAttr, IndexType, IntegerAttr, f32, i32
+from xdsl.ir import Attribute, Dialect, SSAValue
 from xdsl.irdl import (
     AnyAttr,
     AttrSizedOperandSegments,
     IRDLOperation,
     ParsePropInAttrDict,
-    irdl_attr_definition,
     irdl_op_definition,
     operand_def,
     opt_operand_def,
@@ -41,94 +32,17 @@ from xdsl.irdl import (
     var_operand_def,
     var_result_def,
 )
-from xdsl.parser import AttrParser, Parser
+from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.printer import Printer
 from xdsl.traits import IsTerminator, NoTerminator
-from xdsl.utils.str_enum import StrEnum
 
-# ---------------------------------------------------------------------------------------------
-# Types and attributes
-
-
-@irdl_attr_definition
-class CBType(ParametrizedAttribute, TypeAttribute):
-    """`!ttl.cb<[1, 1], !ttcore.tile<32x32, f32>, 2>`: a dataflow buffer of tiles."""
-
-    name = "ttl.cb"
-
-    shape: ArrayAttr[IntAttr]
-    element_type: Attribute
-    block_count: IntAttr
-
-    @classmethod
-    def parse_parameters(cls, parser: AttrParser) -> tuple[ArrayAttr[IntAttr], Attribute, IntAttr]:
-        parser.parse_punctuation("<")
-        shape = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_integer)
-        parser.parse_punctuation(",")
-        element_type = parser.parse_type()
-        parser.parse_punctuation(",")
-        block_count = parser.parse_integer()
-        parser.parse_punctuation(">")
-        return ArrayAttr(IntAttr(dim) for dim in shape), element_type, IntAttr(block_count)
-
-    def print_parameters(self, printer: Printer) -> None:
-        shape = ", ".join(str(dim.data) for dim in self.shape.data)
-        printer.print_string(f"<[{shape}], ")
-        printer.print_attribute(self.element_type)
-        printer.print_string(f", {self.block_count.data}>")
-
-
-@irdl_attr_definition
-class DstType(ParametrizedAttribute, TypeAttribute):
-    """`!ttl.dst`: the token a DST write produces."""
-
-    name = "ttl.dst"
-
-
-class TileExecutionStrategy(StrEnum):
-    FPU = "fpu"
-    SFPU = "sfpu"
-
-
-class ReduceDim(StrEnum):
-    ROW = "reduce_dim_row"
-    COL = "reduce_dim_col"
-    SCALAR = "reduce_dim_scalar"
-
-
-class _KeywordAttr(ParametrizedAttribute):
-    """`#ttl.<name><keyword>`, the keyword one of `KEYWORDS`; inside an op only `<keyword>` is written."""
-
-    KEYWORDS: ClassVar[type[StrEnum]]
-
-    keyword: StringAttr
-
-    @classmethod
-    def parse_parameters(cls, parser: AttrParser) -> tuple[StringAttr]:
-        parser.parse_punctuation("<")
-        keyword = parser.parse_str_enum(cls.KEYWORDS)
-        parser.parse_punctuation(">")
-        return (StringAttr(keyword.value),)
-
-    def print_parameters(self, printer: Printer) -> None:
-        printer.print_string(f"<{self.keyword.data}>")
-
-
-@irdl_attr_definition
-class TileExecutionStrategyAttr(_KeywordAttr):
-    """`#ttl.tile_execution_strategy<fpu|sfpu>`: the strategy selected for a binary tile op."""
-
-    name = "ttl.tile_execution_strategy"
-    KEYWORDS: ClassVar[type[StrEnum]] = TileExecutionStrategy
-
-
-@irdl_attr_definition
-class ReduceDimAttr(_KeywordAttr):
-    """`#ttl.reduce_dim<reduce_dim_row|col|scalar>`: the dimension a `ttl.tile_reduce` folds."""
-
-    name = "ttl.reduce_dim"
-    KEYWORDS: ClassVar[type[StrEnum]] = ReduceDim
-
+from planner.adapters.ttlang.ttl_attrs import (
+    CBType,
+    DstType,
+    ReduceDimAttr,
+    TileExecutionStrategyAttr,
+)
+from planner.adapters.ttlang.ttl_unknown import class_name
 
 # ---------------------------------------------------------------------------------------------
 # Dataflow-buffer and structure ops
@@ -213,7 +127,7 @@ class ComputeOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser) -> ComputeOp:
-        """`ins(%a : T) outs(%b : T) {attrs} {^bb0(...): ...} -> T` (the dict comes first)."""
+        """`ins(%a : T) outs(%b : T) {attrs} {^bb0(...): ...} -> T`; either list may be empty."""
         ins = _parse_keyword_operands(parser, "ins")
         outs = _parse_keyword_operands(parser, "outs")
         attributes = parser.parse_optional_attr_dict()
@@ -221,14 +135,13 @@ class ComputeOp(IRDLOperation):
         result_types: list[Attribute] = []
         if parser.parse_optional_punctuation("->") is not None:
             result_types = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type)
-        op = cls.create(
+        return cls.create(
             operands=[*ins, *outs],
             result_types=result_types,
             properties={"operandSegmentSizes": DenseArrayBase.from_list(i32, [len(ins), len(outs)])},
             attributes=attributes,
             regions=[body],
         )
-        return op
 
     def print(self, printer: Printer) -> None:
         _print_keyword_operands(printer, "ins", self.ins)
@@ -242,9 +155,11 @@ class ComputeOp(IRDLOperation):
 
 
 def _parse_keyword_operands(parser: Parser, keyword: str) -> list[SSAValue]:
-    """`keyword(%a, %b : T, U)`."""
+    """`keyword(%a, %b : T, U)` or `keyword()`."""
     parser.parse_keyword(keyword)
     parser.parse_punctuation("(")
+    if parser.parse_optional_punctuation(")") is not None:
+        return []
     unresolved = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_unresolved_operand)
     parser.parse_punctuation(":")
     types = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type)
@@ -254,9 +169,10 @@ def _parse_keyword_operands(parser: Parser, keyword: str) -> list[SSAValue]:
 
 def _print_keyword_operands(printer: Printer, keyword: str, operands: Sequence[SSAValue]) -> None:
     printer.print_string(f" {keyword}(")
-    printer.print_list(operands, printer.print_operand)
-    printer.print_string(" : ")
-    printer.print_list([operand.type for operand in operands], printer.print_attribute)
+    if operands:
+        printer.print_list(operands, printer.print_operand)
+        printer.print_string(" : ")
+        printer.print_list([operand.type for operand in operands], printer.print_attribute)
     printer.print_string(")")
 
 
@@ -278,9 +194,11 @@ class DstSectionOp(IRDLOperation):
 
 @irdl_op_definition
 class IterIndexOp(IRDLOperation):
+    """`%i = ttl.iter_index 0 : index`: the index of a `ttl.compute` iteration dimension."""
+
     name = "ttl.iter_index"
-    dim = prop_def(IntegerAttr[IntegerType])
-    result = result_def()
+    dim = prop_def(IntegerAttr.constr(type=I64))
+    result = result_def(IndexType)
     assembly_format = "$dim attr-dict `:` type($result)"
 
 
@@ -289,17 +207,17 @@ class IterIndexOp(IRDLOperation):
 
 
 class TileOp(IRDLOperation):
-    """An op the kernel-config resolver reasons about (kernel-config.md section 2).
+    """An op the kernel-config resolver reasons about (kernel-config.md section 2)."""
 
-    `HAS_DST_SLOT`: the last operand is the `dst[...]` slot index, which carries no tile.
-    """
-
-    HAS_DST_SLOT: ClassVar[bool] = True
+    def dst_slot(self) -> SSAValue | None:
+        """The `dst[...]` slot index operand, when the op has one (it carries no tile)."""
+        slot = getattr(self, "dst", None)
+        return slot if isinstance(slot, SSAValue) else None
 
     def tile_data_operands(self) -> tuple[SSAValue, ...]:
         """The operands the resolver sees, numbered as in the IR (the slot index dropped)."""
         operands = tuple(self.operands)
-        return operands[:-1] if self.HAS_DST_SLOT else operands
+        return operands[:-1] if self.dst_slot() is not None else operands
 
 
 def _into_dst(operands: str, types: str) -> str:
@@ -307,43 +225,83 @@ def _into_dst(operands: str, types: str) -> str:
     return f"{operands} `into` `dst` `[` $dst `]` attr-dict `:` {types}"
 
 
-_UNARY_FORMAT = _into_dst("$input", "type($input) `->` type($result)")
-_BINARY_FORMAT = _into_dst("$lhs `,` $rhs", "type($lhs) `,` type($rhs) `->` type($result)")
+class ElementwiseTileOp(TileOp):
+    """A unary or binary tile op, read in both upstream spellings (module docstring).
 
+    After `:`, either one type (operands and result alike) or `T, U -> R`.
+    """
 
-class UnaryTileOp(TileOp):
-    input = operand_def()
-    dst = operand_def(IndexType)
     result = result_def()
-    assembly_format = _UNARY_FORMAT
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ElementwiseTileOp:
+        unresolved = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_unresolved_operand)
+        slot: UnresolvedOperand | None = None
+        if parser.parse_optional_keyword("into") is not None:
+            parser.parse_keyword("dst")
+            parser.parse_punctuation("[")
+            slot = parser.parse_unresolved_operand()
+            parser.parse_punctuation("]")
+        attributes = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        types_at = parser.pos
+        types = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type)
+        if parser.parse_optional_punctuation("->") is not None:
+            result_type = parser.parse_type()
+        elif len(types) == 1:
+            result_type = types[0]
+            types = types * len(unresolved)
+        else:
+            parser.raise_error("expected one type, or operand types then '->' and the result type", types_at)
+        operands = list(parser.resolve_operands(unresolved, types, types_at))
+        if slot is not None:
+            operands.append(parser.resolve_operand(slot, IndexType()))
+        return cls.create(operands=operands, result_types=[result_type], attributes=attributes)
+
+    def print(self, printer: Printer) -> None:
+        data = self.tile_data_operands()
+        slot = self.dst_slot()
+        printer.print_string(" ")
+        printer.print_list(data, printer.print_operand)
+        if slot is not None:
+            printer.print_string(" into dst[")
+            printer.print_operand(slot)
+            printer.print_string("]")
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        types = [value.type for value in data]
+        if slot is None and all(type_ == self.result.type for type_ in types):
+            printer.print_attribute(self.result.type)
+            return
+        printer.print_list(types, printer.print_attribute)
+        printer.print_string(" -> ")
+        printer.print_attribute(self.result.type)
 
 
-class BinaryTileOp(TileOp):
+class UnaryTileOp(ElementwiseTileOp):
+    input = operand_def()
+    dst = opt_operand_def(IndexType)
+
+
+class BinaryTileOp(ElementwiseTileOp):
     lhs = operand_def()
     rhs = operand_def()
-    dst = operand_def(IndexType)
-    result = result_def()
-    assembly_format = _BINARY_FORMAT
+    dst = opt_operand_def(IndexType)
 
 
 _UNARY_MNEMONICS = (
     "tile_exp", "tile_log", "tile_sqrt", "tile_rsqrt", "tile_tanh", "tile_sigmoid", "tile_neg",
     "tile_abs", "tile_relu", "tile_recip", "tile_gelu", "tile_silu", "tile_sin", "tile_cos", "tile_square",
-    "tile_typecast", "tile_transpose", "copy_dst",
+    "tile_floor", "tile_typecast", "tile_transpose", "copy_dst",
 )  # fmt: skip
 _BINARY_MNEMONICS = (
     "tile_add", "tile_sub", "tile_mul", "tile_max", "tile_min", "tile_div", "tile_accumulate",
 )  # fmt: skip
 
 
-def _class_name(mnemonic: str) -> str:
-    """`tile_exp` -> `TileExpOp`."""
-    return "".join(part.title() for part in mnemonic.split("_")) + "Op"
-
-
 def _tile_op_class(mnemonic: str, base: type[TileOp]) -> type[IRDLOperation]:
     """One IRDL op per mnemonic sharing `base`'s operands and syntax."""
-    op_class = type(_class_name(mnemonic), (base,), {"name": f"ttl.{mnemonic}", "__module__": __name__})
+    op_class = type(class_name(mnemonic), (base,), {"name": f"ttl.{mnemonic}", "__module__": __name__})
     return irdl_op_definition(op_class)
 
 
@@ -379,6 +337,27 @@ class TileReduceOp(TileOp):
     assembly_format = _into_dst(
         "$input `,` $scaler `,` $output $reduce_type $reduce_dim",
         "`(` type($input) `,` type($scaler) `,` type($output) `)` `->` type($result)",
+    )
+
+
+@irdl_op_definition
+class TileRowNormalizationBlockOp(TileOp):
+    """A row of `num_tiles` tiles normalized in DST at once; `gamma` is read only when `has_gamma`."""
+
+    name = "ttl.tile_row_normalization_block"
+    input = operand_def()
+    gamma = operand_def()
+    output = operand_def()
+    dst = operand_def(IndexType)
+    scale = prop_def(FloatAttr.constr(type=f32))
+    epsilon = prop_def(FloatAttr.constr(type=f32))
+    has_gamma = prop_def(BoolAttr)
+    num_tiles = prop_def(IntegerAttr.constr(type=I64))
+    result = result_def()
+    assembly_format = _into_dst(
+        "$input `,` $gamma `,` $output `scale` `=` $scale `epsilon` `=` $epsilon "
+        "`has_gamma` `=` $has_gamma `num_tiles` `=` $num_tiles",
+        "type($input) `,` type($gamma) `,` type($output) `->` type($result)",
     )
 
 
@@ -434,80 +413,17 @@ class DstIndexOp(TileOp):
     """A tile already resident in DST at the given slot."""
 
     name = "ttl.dst_index"
-    HAS_DST_SLOT: ClassVar[bool] = False
     index = operand_def()
     result = result_def()
     assembly_format = "$index attr-dict `:` type($index) `->` type($result)"
-
-
-class UnknownTtlOp(Operation):
-    """A `ttl.*` op this dialect does not define (one subclass per name, from `unknown_ttl_op`).
-
-    It has no execution semantics, so the resolver refuses it (`kcfg.op_semantics_unknown`,
-    kernel-config.md section 2) at its location; planning never rewrites it. Its request
-    lists every operand as written, since without a definition the `dst[...]` slot of the
-    generic form cannot be told apart. The custom form read is the tile-op convention
-    `%x, %y into dst[%i] {attrs} : T, U -> R` (operand types optionally parenthesized; with
-    no operands before `into`, the types after `:` are the results); it prints generically.
-    """
-
-    name = "ttl.unknown"
-    traits = traits_def()
-
-    def tile_data_operands(self) -> tuple[SSAValue, ...]:
-        return tuple(self.operands)
-
-    @classmethod
-    def parse(cls, parser: Parser) -> UnknownTtlOp:
-        unresolved = (
-            parser.parse_optional_undelimited_comma_separated_list(
-                parser.parse_optional_unresolved_operand, parser.parse_unresolved_operand
-            )
-            or []
-        )
-        for keyword in ("into", "dst"):
-            parser.parse_keyword(keyword)
-        parser.parse_punctuation("[")
-        dst = parser.parse_unresolved_operand()
-        parser.parse_punctuation("]")
-        attributes = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        types_at = parser.pos
-        types = _parse_type_list(parser)
-        result_types: list[Attribute] = []
-        if parser.parse_optional_punctuation("->") is not None:
-            result_types = _parse_type_list(parser)
-        elif not unresolved:
-            types, result_types = [], types
-        data = parser.resolve_operands(unresolved, types, types_at)
-        operands = [*data, parser.resolve_operand(dst, IndexType())]
-        return cls.create(operands=operands, result_types=result_types, attributes=attributes)
-
-
-def _parse_type_list(parser: Parser) -> list[Attribute]:
-    """`T, U` or `(T, U)` (possibly `()`)."""
-    types: list[Attribute] = []
-    if parser.parse_optional_punctuation("(") is None:
-        types.extend(parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type))
-    elif parser.parse_optional_punctuation(")") is None:
-        types.extend(parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type))
-        parser.parse_punctuation(")")
-    return types
-
-
-@cache
-def unknown_ttl_op(name: str) -> type[UnknownTtlOp]:
-    """The op class standing for the undefined `ttl.*` op `name` (the same class for every use)."""
-    class_name = "Unknown" + _class_name(name.removeprefix("ttl."))
-    return type(class_name, (UnknownTtlOp,), {"name": name, "__module__": __name__})
 
 
 TTL = Dialect(
     "ttl",
     [
         BindCBOp, AttachCBOp, CBReserveOp, CBWaitOp, ComputeOp, YieldOp, DstSectionOp, IterIndexOp,
-        *UNARY_TILE_OPS, *BINARY_TILE_OPS, TileBcastOp, TileReduceOp, TileMatmulBlockOp, TileFillOp,
-        CopyTileOp, TileStoreOp, DstIndexOp,
+        *UNARY_TILE_OPS, *BINARY_TILE_OPS, TileBcastOp, TileReduceOp, TileRowNormalizationBlockOp,
+        TileMatmulBlockOp, TileFillOp, CopyTileOp, TileStoreOp, DstIndexOp,
     ],
     [CBType, DstType, TileExecutionStrategyAttr, ReduceDimAttr],
 )  # fmt: skip
