@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -93,25 +94,93 @@ def render(grid: FractalGrid) -> str:
     return "\n".join(header + lines) + "\n"
 
 
-def draw_png(grid: FractalGrid, path: Path) -> None:
-    """Colour each logical element (batch 0) by its fractal; needs matplotlib (`tile-planner[viz]`)."""
+# Four colours, alternating by row-block and column-block parity: fractals that touch (at an
+# edge or a corner) never share a colour.
+_FRACTAL_COLOURS = ("#8dd3c7", "#ffffb3", "#bebada", "#fdb462")
+MAX_DRAWN_BLOCKS = 32  # per axis; a larger tensor is drawn from its first fractals
+
+
+def fractal_colour(row_block: int, col_block: int) -> str:
+    """The fill of one fractal: distinct from all eight neighbours."""
+    return _FRACTAL_COLOURS[row_block % 2 + 2 * (col_block % 2)]
+
+
+def _draw_fractal_map(axes: Any, grid: FractalGrid, rows: int, cols: int) -> None:
+    """Left panel: batch 0's first `rows` x `cols` fractals, bordered, labelled with their memory index."""
+    from matplotlib.patches import Rectangle
+
+    fontsize = max(4.0, min(10.0, 160 / max(rows, cols)))
+    centres: list[tuple[int, float, float]] = []
+    for row_block in range(rows):
+        for col_block in range(cols):
+            index = grid.fractal(row_block, col_block)
+            x, y = col_block * grid.c0, row_block * FRACTAL_ROWS
+            box = Rectangle((x, y), grid.c0, FRACTAL_ROWS, facecolor=fractal_colour(row_block, col_block))
+            box.set(edgecolor="black", linewidth=1.0, gid=f"fractal-{index}")
+            axes.add_patch(box)
+            centre = (x + grid.c0 / 2, y + FRACTAL_ROWS / 2)
+            axes.text(*centre, str(index), ha="center", va="center", fontsize=fontsize, gid="fractal-label")
+            centres.append((index, *centre))
+    path = sorted(centres)  # memory order: down the rows of a column block, then the next block
+    axes.plot([c[1] for c in path], [c[2] for c in path], color="dimgrey", linewidth=1.0, alpha=0.5, zorder=2)
+    detailed = Rectangle(
+        (0, 0), grid.c0, FRACTAL_ROWS, fill=False, edgecolor="red", linewidth=2.5, zorder=2.5
+    )
+    axes.add_patch(detailed)  # the fractal the byte-order panel details
+    axes.set_xlim(0, cols * grid.c0)
+    axes.set_ylim(rows * FRACTAL_ROWS, 0)
+    axes.set_xticks([c * grid.c0 for c in range(cols + 1)])
+    axes.set_yticks([r * FRACTAL_ROWS for r in range(rows + 1)])
+    axes.tick_params(labelsize=max(5.0, fontsize - 1), labelrotation=0)
+    axes.tick_params(axis="x", labelrotation=90)
+    axes.set_xlabel("logical column")
+    axes.set_ylabel("logical row")
+    shown = (
+        ""
+        if (rows, cols) == (grid.row_blocks, grid.col_blocks)
+        else f"; first {rows} x {cols} fractals shown"
+    )
+    batches = f"; batch 0 of {grid.blocked[0]}" if grid.blocked[0] > 1 else ""
+    axes.set_title(f"{grid.spec}: memory index of each fractal (16 x {grid.c0}){batches}{shown}", fontsize=10)
+
+
+def _draw_byte_order(figure: Any, axes: Any, grid: FractalGrid) -> None:
+    """Right panel: the byte offset of each element inside one fractal (16 lines of 32 bytes)."""
+    element_bytes = 32 // grid.c0
+    offsets = np.arange(FRACTAL_ROWS * grid.c0).reshape(FRACTAL_ROWS, grid.c0) * element_bytes
+    image = axes.imshow(offsets, cmap="viridis", interpolation="nearest", aspect="auto")
+    figure.colorbar(image, ax=axes, label="byte offset inside the fractal")
+    for line in range(FRACTAL_ROWS):
+        for element in (0, grid.c0 - 1):
+            offset = int(offsets[line, element])
+            colour = "white" if offset < offsets.max() / 2 else "black"
+            axes.text(element, line, str(offset), ha="center", va="center", fontsize=6, color=colour)
+    axes.set_yticks(
+        range(FRACTAL_ROWS), [f"line {line}: bytes {line * 32}..{line * 32 + 31}" for line in range(16)]
+    )
+    axes.set_xticks(range(0, grid.c0, max(1, grid.c0 // 8)))
+    axes.tick_params(labelsize=7)
+    axes.set_xlabel(f"element in the C0 line ({grid.c0} x {element_bytes} bytes)")
+    axes.set_title("inside the red fractal: bytes run along each line, then to the next line", fontsize=10)
+
+
+def fractal_figure(grid: FractalGrid) -> Any:
+    """The fractal map and the byte order inside one fractal, as a matplotlib figure (`tile-planner[viz]`)."""
     plt = optional.pyplot()
-    blocks = np.array([[grid.fractal(r, c) for c in range(grid.col_blocks)] for r in range(grid.row_blocks)])
-    elements = np.repeat(np.repeat(blocks, FRACTAL_ROWS, axis=0), grid.c0, axis=1)
-    figure, axes = plt.subplots(figsize=(8, 8 * elements.shape[0] / elements.shape[1] + 1))
-    axes.imshow(elements, cmap="tab20", interpolation="nearest")
-    for row_block in range(grid.row_blocks):
-        for col_block in range(grid.col_blocks):
-            axes.text(
-                (col_block + 0.5) * grid.c0 - 0.5,
-                (row_block + 0.5) * FRACTAL_ROWS - 0.5,
-                str(grid.fractal(row_block, col_block)),
-                ha="center",
-                va="center",
-                fontsize=8,
-            )
-    axes.set_title(f"{grid.spec}: fractal of each element (NZ, c0 = {grid.c0})")
-    axes.set_xlabel("column")
-    axes.set_ylabel("row")
-    figure.savefig(path)
+    rows, cols = min(grid.row_blocks, MAX_DRAWN_BLOCKS), min(grid.col_blocks, MAX_DRAWN_BLOCKS)
+    aspect = rows * FRACTAL_ROWS / (cols * grid.c0)
+    figure, (fractal_map, byte_order) = plt.subplots(
+        1, 2, figsize=(15, max(5.0, min(14.0, 8 * aspect + 1))), gridspec_kw={"width_ratios": [3, 2]}
+    )
+    _draw_fractal_map(fractal_map, grid, rows, cols)
+    _draw_byte_order(figure, byte_order, grid)
+    figure.tight_layout()
+    return figure
+
+
+def draw_png(grid: FractalGrid, path: Path) -> None:
+    """Write `fractal_figure(grid)` to a PNG."""
+    plt = optional.pyplot()
+    figure = fractal_figure(grid)
+    figure.savefig(path, dpi=110)
     plt.close(figure)
