@@ -67,6 +67,9 @@ for file in pypto/refused*.py json/layout-plan-refused.json; do
   run explain-conflict "$file"
 done
 
+heading "Which ND weights may become pl.NZ"
+run suggest pypto/suggest_weights.py
+
 heading "Where the elements of an NZ tensor land"
 run layout show "[64, 64] FP16"
 

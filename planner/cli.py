@@ -233,6 +233,35 @@ def _required_dtype(dtype: str | None, source: Path) -> str:
     return dtype
 
 
+def _cmd_suggest(args: argparse.Namespace) -> int:
+    from planner.adapters import AdapterInputError, detect_adapter
+    from planner.service import suggest
+
+    text = _read_text(args.file)
+    filename = "<stdin>" if args.file == "-" else args.file
+    if args.apply and args.file == "-" and not args.output:
+        raise _bad_params("--apply on stdin needs -o OUT")
+    try:
+        if detect_adapter(filename, text) != "pypto":
+            raise _bad_params(f"{filename}: suggest reads PyPTO programs; NZ layout is a PyPTO feature")
+        found = suggest.suggest_text(text, filename=filename, options=_options(args.option))
+    except AdapterInputError as exc:
+        where = ":".join(str(part) for part in (filename, exc.line, exc.column) if part is not None)
+        sys.stderr.write(f"{where}: error: [{exc.code}] {exc.message}\n")
+        return EXIT_BAD_REQUEST
+    if args.json:
+        _print_json(found.response.model_dump(mode="json"))
+    else:
+        sys.stdout.write(suggest.render(filename, found.response))
+    if args.apply:
+        target = Path(args.output or args.file)
+        if args.output or found.annotated != text:
+            target.write_text(found.annotated, encoding="utf-8")
+        named = ", ".join(t.name for t in found.response.tensors if t.eligible) or "no tensor"
+        sys.stderr.write(f"planner: annotated {named} with pl.NZ in {target}\n")
+    return EXIT_OK
+
+
 def _cmd_batch(args: argparse.Namespace) -> int:
     from planner.service import batch
 
@@ -315,6 +344,13 @@ def _add_commands(sub: Any) -> None:
         packer.add_argument("--tensors", metavar="A,B", help="the .safetensors tensors to convert")
         if name == "unpack":
             packer.add_argument("--shape", metavar="R,C", help="logical shape (recorded in .safetensors)")
+
+    suggest = _subcommand(sub, "suggest", _cmd_suggest, "which ND weights of a PyPTO file may become pl.NZ")
+    suggest.add_argument("file", help="PyPTO program or source, or - for stdin")
+    suggest.add_argument("--json", action="store_true", help="print the verdicts as JSON")
+    suggest.add_argument("--apply", action="store_true", help="write pl.NZ on every eligible weight")
+    suggest.add_argument("-o", "--output", metavar="OUT", help="with --apply: write here instead of in place")
+    suggest.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="adapter option")
 
     batch = _subcommand(sub, "batch", _cmd_batch, "plan many files; one JSON line per input")
     batch.add_argument("paths", nargs="+", metavar="DIR|FILE", help="files, or directories to search")

@@ -86,6 +86,13 @@ METHODS: dict[str, Method] = {
             _is_ok,
         ),
         Method(
+            "layout.suggest",
+            f"{_SERVICE}:AdapterPlanRequest",
+            "planner.service.suggest:suggest",
+            f"{_SERVICE}:LayoutSuggestResponse",
+            _always,
+        ),
+        Method(
             "planner.version",
             f"{_SERVICE}:VersionRequest",
             "planner.service.handlers:version",

@@ -1,4 +1,4 @@
-"""Request/response models owned by the service: the adapter methods and `planner.version`."""
+"""Request/response models owned by the service: the adapter methods, `layout.suggest`, `planner.version`."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from typing import Annotated
 from pydantic import Field, JsonValue
 
 from planner.contract import ContractModel
+from planner.layout.protocol import Diagnostic
 
 
 class AdapterPlanRequest(ContractModel):
@@ -34,3 +35,31 @@ class VersionResponse(ContractModel):
     version: str
     protocol: str
     methods: list[str]
+
+
+class SuggestedLoad(ContractModel):
+    """A Mat load of the weight that would read NZ bytes as they are (NZ->NZ) instead of converting."""
+
+    op: str  # the op id in the dry run's layout.plan request
+    line: int  # where the load is in the source
+    column: int
+    bytes_not_converted: int | None  # the window's bytes; None when its extent is not static
+
+
+class SuggestedTensor(ContractModel):
+    """One ND tensor parameter feeding a matmul's B operand, planned as if it were `pl.NZ`."""
+
+    name: str
+    function: str
+    line: int  # the parameter's declaration; for an ineligible tensor, where the blocking diagnostic points
+    column: int
+    eligible: bool
+    loads: list[SuggestedLoad] = Field(default_factory=list)
+    bytes_not_converted_total: int | None = 0
+    blocking: Diagnostic | None = None  # the first refusal (or unproven warning) of the dry run
+
+
+class LayoutSuggestResponse(ContractModel):
+    """`layout.suggest`: a verdict for every candidate weight, in file order."""
+
+    tensors: list[SuggestedTensor] = Field(default_factory=list)
