@@ -18,6 +18,7 @@ test: $(BIN)/.installed
 	$(BIN)/ruff check planner tests benchmarks examples
 	$(BIN)/mypy
 	$(BIN)/pytest
+	$(BIN)/lit -q tests/lit
 
 soak: $(BIN)/.installed
 	HYPOTHESIS_PROFILE=soak $(BIN)/pytest -m "slow or not slow" --durations=20

@@ -297,6 +297,11 @@ def _add_commands(sub: Any) -> None:
     plan.add_argument("--report", help="write the JSON planning report here")
     plan.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="adapter option")
     plan.add_argument("--adapter", choices=["pypto", "ttlang"], help="skip detection by extension/content")
+    plan.epilog = (
+        "TT-Lang MLIR is planned in text-preserving mode: only the attribute dictionaries the plan "
+        "sets are rewritten, so comments and layout stay. For canonical MLIR output (FileCheck, "
+        "lit), run planner-opt."
+    )
 
     call = _subcommand(sub, "call", _cmd_call, "answer one protocol request (JSON in, JSON out)")
     call.add_argument("method", help="e.g. layout.plan, kernelcfg.resolve, proofs.check")

@@ -1,4 +1,4 @@
-"""Bracketed bodies that only need to be carried and looked into: TTCore's descriptions.
+"""Reading ahead with xDSL's public lexer: bracketed bodies carried as text, and token peeking.
 
 A TTCore description holds syntaxes this adapter does not model (grids, affine maps,
 `8x8` shapes). Its body is consumed token by token through the parser's public API, so it
@@ -13,11 +13,18 @@ from itertools import pairwise
 from typing import TypeVar
 
 from xdsl.parser import AttrParser
-from xdsl.utils.lexer import Input
+from xdsl.utils.lexer import Input, Token
 from xdsl.utils.mlir_lexer import MLIRLexer, MLIRTokenKind
 
 _T = TypeVar("_T")
 _CLOSING = {"<": ">", "[": "]", "{": "}", "(": ")"}
+
+
+def peek_tokens(parser: AttrParser, count: int) -> list[Token[MLIRTokenKind, str]]:
+    """The next `count` tokens at the parser's position, without consuming them."""
+    lexer = MLIRLexer(Input(parser.lexer.input.content, parser.lexer.input.name))
+    lexer.pos = parser.pos
+    return [lexer.lex() for _ in range(count)]
 
 
 class DescriptionError(Exception):

@@ -156,7 +156,7 @@ def _bcast_attrs(op: Operation, parsed: ParsedChunk) -> dict[str, str]:
     kind = op.properties.get("bcast_type")
     value = kind.value.data if isinstance(kind, IntegerAttr) else None
     if value not in _BCAST_KINDS:
-        line, column = parsed.line_col(parsed.sites[op].start)
+        line, column = parsed.op_line_col(op)
         raise AdapterInputError(
             ATTRIBUTE_INVALID,
             f"'{op.name}' op broadcast kind must be 1 (col), 2 (row) or 3 (scalar), got {kind}",
@@ -209,14 +209,14 @@ class _FunctionCollector:
         """The SSA name a value was written with (`%b`), or its position when it has none."""
         owner = value.owner
         if isinstance(value, OpResult) and isinstance(owner, Operation):
-            names = self.parsed.sites[owner].result_names if owner in self.parsed.sites else ()
+            names = self.parsed.site(owner).result_names
             if len(names) == len(owner.results):
                 return names[value.index]
         return f"%{value.name_hint or '?'}"
 
     def op_id(self, op: KernelIROp, position: int) -> str:
         """The op's tile result name without `%` when unique in the function, else `<mnemonic>#<position>`."""
-        names = self.parsed.sites[op].result_names
+        names = self.parsed.site(op).result_names
         tile_results = [i for i, result in enumerate(op.results) if tile_data_type(result.type) is not None]
         if names and len(names) == len(op.results):
             candidate = names[tile_results[0] if tile_results else 0].lstrip("%")
@@ -254,7 +254,7 @@ class _FunctionCollector:
                 attrs=dict(attrs(op, self.parsed)) if attrs is not None else {},
             )
         except ValidationError as error:
-            line, column = self.parsed.line_col(self.parsed.sites[op].start)
+            line, column = self.parsed.op_line_col(op)
             problem = error.errors()[0]
             field = ".".join(str(part) for part in problem["loc"])
             raise AdapterInputError(
@@ -293,7 +293,7 @@ def _refuse_foreign_tiles(op: UnregisteredOp, parsed: ParsedChunk) -> None:
     if all(tile_data_type(value.type) is None for value in values):
         return
     name = op.op_name.data
-    line, column = parsed.line_col(parsed.sites[op].start)
+    line, column = parsed.op_line_col(op)
     raise AdapterInputError(
         UNKNOWN_TILE_OP,
         f"'{name}' op reads or produces tiles but is not a TTL tile op, so its kernel-config "

@@ -36,7 +36,21 @@ def with_op_prefix(op: Operation | None, message: str) -> str:
     return f"'{op.name}' op {message}"
 
 
-def render(filename: str, where: Located, severity: Severity, message: str) -> str:
+@dataclass(frozen=True)
+class Diagnostic:
+    """One MLIR diagnostic: its severity, where it points in the whole file, and its text."""
+
+    severity: Severity
+    line: int
+    column: int
+    message: str
+
+    def render(self, filename: str) -> str:
+        return f"{filename}:{self.line}:{self.column}: {self.severity}: {self.message}"
+
+
+def diagnostic(where: Located, severity: Severity, message: str) -> Diagnostic:
+    """The diagnostic at `where`, its message prefixed with the op name as MLIR does (not notes)."""
     line, column = where.line_col()
     text = message if severity == "note" else with_op_prefix(where.op, message)
-    return f"{filename}:{line}:{column}: {severity}: {text}"
+    return Diagnostic(severity, line, column, text)

@@ -1,69 +1,30 @@
-"""Planning a TT-Lang MLIR file: read, collect, resolve every function, then apply (kernel-config.md 7).
+"""`planner plan` on TT-Lang MLIR: the text-preserving face (kernel-config.md section 7).
 
-Every function of every `// -----` chunk is resolved before any plan is applied; one refusal
-anywhere returns the input byte for byte with the diagnostics. Deciding (the resolver) and
-rewriting (`apply`) stay separate.
+The planned file is the input with only the touched attribute dictionaries rewritten, so
+comments and layout survive. Every function of every `// -----` chunk is resolved before
+any plan is applied; one refusal anywhere returns the input byte for byte with the
+diagnostics. Deciding (the resolver) and rewriting (`apply`) stay separate.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping
 from typing import Any
 
-from xdsl.dialects.func import FuncOp
-
-from planner.adapters.outcome import AdapterInputError, AdapterOutcome
+from planner.adapters.outcome import AdapterOutcome
 from planner.adapters.ttlang.apply import Edit, apply_edits, function_edit, strategy_edit
-from planner.adapters.ttlang.codes import REQUEST_REJECTED
-from planner.adapters.ttlang.collect import CollectedKernel, collect_kernel
-from planner.adapters.ttlang.diagnostics import Located, render
-from planner.adapters.ttlang.policy import (
-    enclosing_module,
-    function_policy,
-    option_policy,
-    target_arch,
-    target_system,
+from planner.adapters.ttlang.kernels import (
+    AnsweredKernel,
+    FunctionKernel,
+    Resolver,
+    answer,
+    chunk_kernels,
+    diagnostics_of,
 )
+from planner.adapters.ttlang.policy import option_policy
 from planner.adapters.ttlang.source import ParsedChunk, parse_chunk, split_chunks
-from planner.contract import RequestError
 from planner.kernelcfg import resolve
-from planner.kernelcfg.codes import KcfgError
-from planner.kernelcfg.plan import KernelcfgResolveResponse
-from planner.kernelcfg.protocol import Conflict, ConflictNote, KernelcfgResolveRequest
-
-Resolver = Callable[[KernelcfgResolveRequest], KernelcfgResolveResponse]
-
-
-@dataclass(frozen=True)
-class FunctionKernel:
-    """One `func.func`: where it is, what was collected, and its request (or why there is none)."""
-
-    parsed: ParsedChunk
-    function: FuncOp
-    kernel: CollectedKernel
-    request: KernelcfgResolveRequest | None
-    refusal: KcfgError | None
-
-
-def _function_kernel(
-    parsed: ParsedChunk, function: FuncOp, options: Mapping[str, bool | str]
-) -> FunctionKernel:
-    kernel = collect_kernel(function, parsed)
-    try:
-        policy = function_policy(function, options)
-    except KcfgError as refusal:
-        return FunctionKernel(parsed, function, kernel, None, refusal)
-    module = enclosing_module(function)
-    request = KernelcfgResolveRequest(
-        arch=target_arch(module),
-        system_desc=target_system(module, parsed),
-        function=function.sym_name.data,
-        policy=policy,
-        dfbs=list(kernel.dfbs),
-        ops=list(kernel.ops),
-    )
-    return FunctionKernel(parsed, function, kernel, request, None)
+from planner.kernelcfg.protocol import KernelcfgResolveRequest
 
 
 def read_kernels(
@@ -73,12 +34,7 @@ def read_kernels(
     option_fields = option_policy(options)
     chunks, separators = split_chunks(text)
     parsed_chunks = [parse_chunk(chunk, filename) for chunk in chunks]
-    kernels = [
-        _function_kernel(parsed, op, option_fields)
-        for parsed in parsed_chunks
-        for op in parsed.module.walk()
-        if isinstance(op, FuncOp)
-    ]
+    kernels = [kernel for parsed in parsed_chunks for kernel in chunk_kernels(parsed, option_fields)]
     return parsed_chunks, separators, kernels
 
 
@@ -99,61 +55,9 @@ def build_requests(
     return requests
 
 
-def _refusal_response(refusal: KcfgError) -> KernelcfgResolveResponse:
-    note = refusal.note
-    conflict = Conflict(
-        code=refusal.code,
-        message=refusal.message,
-        where=refusal.where,
-        op=refusal.op,
-        operand=refusal.operand,
-        note=ConflictNote(op=note.op, operand=note.operand, message=note.message)
-        if note is not None
-        else None,
-    )
-    return KernelcfgResolveResponse(ok=False, conflict=conflict)
-
-
-def _response(kernel: FunctionKernel, resolver: Resolver) -> KernelcfgResolveResponse:
-    if kernel.refusal is not None:
-        return _refusal_response(kernel.refusal)
-    assert kernel.request is not None
-    try:
-        return resolver(kernel.request)
-    except RequestError as error:
-        line, column = kernel.parsed.line_col(kernel.parsed.sites[kernel.function].start)
-        raise AdapterInputError(
-            REQUEST_REJECTED, f"function @{kernel.request.function}: {error.message}", line, column
-        ) from None
-
-
-def _located(kernel: FunctionKernel, where: str, op_id: str | None) -> Located:
-    if where == "module":
-        return Located(kernel.parsed, enclosing_module(kernel.function))
-    op = kernel.kernel.op_by_id.get(op_id) if where == "op" and op_id is not None else None
-    return Located(kernel.parsed, op if op is not None else kernel.function)
-
-
-def _diagnostics(kernel: FunctionKernel, response: KernelcfgResolveResponse, filename: str) -> list[str]:
-    lines = [
-        render(filename, _located(kernel, "op", warning.op), "warning", warning.message)
-        for warning in response.warnings
-    ]
-    conflict = response.conflict
-    if conflict is not None:
-        lines.append(
-            render(filename, _located(kernel, conflict.where, conflict.op), "error", conflict.message)
-        )
-        if conflict.note is not None:
-            lines.append(
-                render(filename, _located(kernel, "op", conflict.note.op), "note", conflict.note.message)
-            )
-    return lines
-
-
-def _edits(kernel: FunctionKernel, response: KernelcfgResolveResponse) -> list[Edit]:
+def _edits(answered: AnsweredKernel) -> list[Edit]:
     """Section 7: a strategy on each choice op, the configuration on the function."""
-    plan = response.plan
+    kernel, plan = answered.kernel, answered.response.plan
     assert plan is not None
     sites = kernel.parsed.sites
     edits = []
@@ -174,17 +78,11 @@ def _edits(kernel: FunctionKernel, response: KernelcfgResolveResponse) -> list[E
     return edits
 
 
-def _unique(lines: list[str]) -> list[str]:
-    """Module-level refusals repeat for each function of the module; report each once."""
-    return list(dict.fromkeys(lines))
-
-
-def _report_entry(
-    kernel: FunctionKernel, response: KernelcfgResolveResponse, filename: str
-) -> dict[str, Any]:
+def _report_entry(answered: AnsweredKernel, filename: str) -> dict[str, Any]:
     """One function's record: where it is, the request sent (`{}` when its attributes could not be
     put into one) and the answer."""
-    line, column = kernel.parsed.line_col(kernel.parsed.sites[kernel.function].start)
+    kernel, response = answered.kernel, answered.response
+    line, column = kernel.parsed.op_line_col(kernel.function)
     return {
         "function": kernel.function.sym_name.data,
         "location": f"{filename}:{line}:{column}",
@@ -198,16 +96,14 @@ def plan_text_with(
 ) -> AdapterOutcome:
     """`plan_text` with the resolver passed in."""
     parsed_chunks, separators, kernels = read_kernels(text, filename, options)
-    answered = [(kernel, _response(kernel, resolver)) for kernel in kernels]
-    diagnostics = _unique(
-        [line for kernel, response in answered for line in _diagnostics(kernel, response, filename)]
-    )
-    report = {"adapter": "ttlang", "functions": [_report_entry(k, r, filename) for k, r in answered]}
-    if not all(response.ok for _, response in answered):
+    answers = [answer(kernel, resolver) for kernel in kernels]
+    diagnostics = [found.render(filename) for found in diagnostics_of(answers)]
+    report = {"adapter": "ttlang", "functions": [_report_entry(answered, filename) for answered in answers]}
+    if not all(answered.response.ok for answered in answers):
         return AdapterOutcome(ok=False, text=text, diagnostics=diagnostics, report=report)
     edits_by_chunk: dict[int, list[Edit]] = {id(parsed): [] for parsed in parsed_chunks}
-    for kernel, response in answered:
-        edits_by_chunk[id(kernel.parsed)].extend(_edits(kernel, response))
+    for answered in answers:
+        edits_by_chunk[id(answered.kernel.parsed)].extend(_edits(answered))
     planned = [apply_edits(parsed.chunk.text, edits_by_chunk[id(parsed)]) for parsed in parsed_chunks]
     joined = planned[0] + "".join(sep + chunk for sep, chunk in zip(separators, planned[1:], strict=True))
     return AdapterOutcome(ok=True, text=joined, diagnostics=diagnostics, report=report)

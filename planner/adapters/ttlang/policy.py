@@ -143,7 +143,7 @@ def _description(
     attr = module.attributes.get(name)
     if attr is None or isinstance(attr, kind):
         return attr
-    line, column = parsed.line_col(parsed.sites[module].start)
+    line, column = parsed.op_line_col(module)
     raise AdapterInputError(
         ATTRIBUTE_INVALID, f"'builtin.module' op {name} must be a #{kind.name} attribute", line, column
     )

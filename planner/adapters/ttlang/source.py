@@ -225,12 +225,24 @@ class Chunk:
 
 @dataclass
 class ParsedChunk:
+    """A chunk's module and where its ops were written (none for IR built elsewhere)."""
+
     chunk: Chunk
     module: ModuleOp
     sites: dict[Operation, OpSite] = field(default_factory=dict)
 
     def line_col(self, offset: int) -> tuple[int, int]:
         return self.chunk.line_col(offset)
+
+    def site(self, op: Operation) -> OpSite:
+        """The op's site; an op not read from text is placed at the chunk's start, with no names."""
+        return self.sites.get(op, _NOWHERE)
+
+    def op_line_col(self, op: Operation) -> tuple[int, int]:
+        return self.line_col(self.site(op).start)
+
+
+_NOWHERE = OpSite(0, (), None)
 
 
 def split_chunks(text: str) -> tuple[list[Chunk], list[str]]:

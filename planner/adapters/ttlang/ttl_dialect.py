@@ -35,7 +35,9 @@ from xdsl.irdl import (
 from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.printer import Printer
 from xdsl.traits import IsTerminator, NoTerminator
+from xdsl.utils.mlir_lexer import MLIRTokenKind
 
+from planner.adapters.ttlang.balanced import peek_tokens
 from planner.adapters.ttlang.ttl_attrs import (
     CBType,
     DstType,
@@ -130,7 +132,7 @@ class ComputeOp(IRDLOperation):
         """`ins(%a : T) outs(%b : T) {attrs} {^bb0(...): ...} -> T`; either list may be empty."""
         ins = _parse_keyword_operands(parser, "ins")
         outs = _parse_keyword_operands(parser, "outs")
-        attributes = parser.parse_optional_attr_dict()
+        attributes = {} if _region_follows(parser) else parser.parse_optional_attr_dict()
         body = parser.parse_region()
         result_types: list[Attribute] = []
         if parser.parse_optional_punctuation("->") is not None:
@@ -152,6 +154,12 @@ class ComputeOp(IRDLOperation):
         if self.res:
             printer.print_string(" -> ")
             printer.print_list(self.res.types, printer.print_attribute)
+
+
+def _region_follows(parser: Parser) -> bool:
+    """`{` opening a body (a block label or an op result next), not an attribute dictionary."""
+    opening, first = peek_tokens(parser, 2)
+    return opening.text == "{" and first.kind in (MLIRTokenKind.CARET_IDENT, MLIRTokenKind.PERCENT_IDENT)
 
 
 def _parse_keyword_operands(parser: Parser, keyword: str) -> list[SSAValue]:

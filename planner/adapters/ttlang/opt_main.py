@@ -1,0 +1,143 @@
+"""`planner-opt`: `ttl-set-compute-kernel-config` under xDSL's opt driver, used like `ttlang-opt`.
+
+An upstream lit test runs with `planner-opt` in place of `ttlang-opt`:
+
+    planner-opt %s -p 'ttl-set-compute-kernel-config{fp32-dest-acc-en=enabled matmul-full-fp32=0}'
+    planner-opt %s --pass-pipeline='builtin.module(func.func(ttl-set-compute-kernel-config{...}))'
+    planner-opt %s -split-input-file -verify-diagnostics -o out.mlir
+
+MLIR's single-dash spellings of the long options are accepted. Output is canonical MLIR
+(`printing`); diagnostics go to stderr as `file:line:col: error: ...`, each chunk of a split
+file on its own (a refused chunk prints nothing). Exit status: 0 success (with
+`--verify-diagnostics`: every expected diagnostic and no other), 1 a refusal or a
+mismatch, 2 a bad command line or unreadable input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from collections.abc import Sequence
+
+from xdsl.utils.exceptions import ArgSpecParseError
+from xdsl.xdsl_opt_main import xDSLOptMain
+
+from planner.adapters.outcome import AdapterInputError
+from planner.adapters.ttlang.configure import (
+    KernelConfigRefused,
+    OptSession,
+    SetComputeKernelConfig,
+    current_session,
+    input_error_diagnostic,
+)
+from planner.adapters.ttlang.diagnostics import Diagnostic
+from planner.adapters.ttlang.expected import expected_diagnostics, verify
+from planner.adapters.ttlang.printing import canonical_text
+from planner.adapters.ttlang.source import TTLANG_DIALECTS, Chunk, parse_chunk, split_chunks
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+_MLIR_LONG_OPTIONS = ("split-input-file", "verify-diagnostics", "pass-pipeline", "allow-unregistered-dialect")
+_ANCHOR = re.compile(r"^\s*(?:builtin\.module|func\.func|any)\s*\((.*)\)\s*$", re.DOTALL)
+SPLIT_SEPARATOR = "// -----\n"
+
+
+def mlir_argv(argv: Sequence[str]) -> list[str]:
+    """`-split-input-file` as `--split-input-file`, and so on for MLIR's other long options."""
+    spelled: list[str] = []
+    for arg in argv:
+        name = arg[1:].split("=", 1)[0]
+        spelled.append("-" + arg if not arg.startswith("--") and name in _MLIR_LONG_OPTIONS else arg)
+    return spelled
+
+
+def pass_list(pipeline: str) -> str:
+    """`builtin.module(func.func(p{...}))` as the pass list `p{...}` (the pass runs on whole modules)."""
+    while (anchored := _ANCHOR.match(pipeline)) is not None:
+        pipeline = anchored.group(1)
+    return pipeline.strip()
+
+
+class PlannerOptMain(xDSLOptMain):
+    """xDSL's opt driver with the TT-Lang dialects, this pass, and MLIR's diagnostics handling."""
+
+    def __init__(self, args: Sequence[str] | None = None) -> None:
+        super().__init__(description="Run ttl-set-compute-kernel-config on TT-Lang MLIR", args=args)
+
+    def register_all_dialects(self) -> None:
+        for dialect in TTLANG_DIALECTS:
+            self.ctx.load_dialect(dialect)
+
+    def register_all_passes(self) -> None:
+        self.register_pass(SetComputeKernelConfig.name, lambda: SetComputeKernelConfig)
+
+    def register_all_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
+        super().register_all_arguments(arg_parser)
+        arg_parser.add_argument(
+            "--pass-pipeline",
+            default="",
+            help="MLIR's pipeline: 'builtin.module(func.func(ttl-set-compute-kernel-config{...}))'",
+        )
+
+    def setup_pipeline(self) -> None:
+        if self.args.pass_pipeline:
+            if self.args.passes:
+                raise ValueError("give either -p/--passes or --pass-pipeline, not both")
+            self.args.passes = pass_list(self.args.pass_pipeline)
+        super().setup_pipeline()  # type: ignore[no-untyped-call]
+
+    def _process(self, chunk: Chunk, filename: str) -> tuple[list[Diagnostic], str | None]:
+        """One chunk's diagnostics and its printed output (None when refused)."""
+        try:
+            parsed = parse_chunk(chunk, filename)
+        except AdapterInputError as error:
+            return [input_error_diagnostic(error)], None
+        session = OptSession(parsed)
+        token = current_session.set(session)
+        try:
+            self.apply_passes(parsed.module)
+        except KernelConfigRefused:
+            return session.diagnostics, None
+        finally:
+            current_session.reset(token)
+        return session.diagnostics, canonical_text(parsed.module)
+
+    def run_tool(self) -> int:
+        """Read, run the pipeline on every chunk, print; the exit status."""
+        filename = self.args.input_file or "<stdin>"
+        stream, _ = self.get_input_stream()
+        raw = stream.read()
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as error:
+            sys.stderr.write(f"{filename}: error: not UTF-8 text (byte {error.start})\n")
+            return EXIT_USAGE
+        chunks = split_chunks(text)[0] if self.args.split_input_file else [Chunk(text, 0, 1)]
+        outputs: list[str] = []
+        reported: list[Diagnostic] = []
+        for chunk in chunks:
+            emitted, output = self._process(chunk, filename)
+            if self.args.verify_diagnostics:
+                reported.extend(verify(emitted, expected_diagnostics(chunk)))
+            else:
+                reported.extend(emitted)
+            if output is not None:
+                outputs.append(output)
+        printed = SPLIT_SEPARATOR.join(outputs)
+        if self.args.output_file is None:
+            sys.stdout.write(printed)
+        else:
+            with open(self.args.output_file, "w", encoding="utf-8") as sink:
+                sink.write(printed)
+        for item in reported:
+            sys.stderr.write(item.render(filename) + "\n")
+        return EXIT_FAILED if any(item.severity == "error" for item in reported) else EXIT_OK
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        tool = PlannerOptMain(mlir_argv(sys.argv[1:] if argv is None else argv))
+    except (ValueError, TypeError, ArgSpecParseError) as error:
+        sys.stderr.write(f"planner-opt: error: {error}\n")
+        return EXIT_USAGE
+    return tool.run_tool()
