@@ -577,7 +577,9 @@ t = pl.tile.load(we, [0, 0, 0], [1, 256, 512], target_memory=pl.Mem.Mat)
     outcome = plan_text(text)
     assert outcome.ok
     assert "we = pl.slice(w, [1, 16, 16, 16, 32], [e, 0, 0, 0, 0])" in outcome.text
-    assert "t = pl.tile.load(we, [0, 0, 0, 0, 0], [1, 16, 16, 16, 32]" in outcome.text
+    # the load's result keeps its logical 2-D tile type, now written out (section 6.1.6)
+    annotated = "t: pl.Tile[[256, 512], pl.INT8, pl.Mem.Mat] = pl.tile.load(we, [0, 0, 0, 0, 0], [1, 16,"
+    assert annotated in outcome.text
 
 
 CALLER_AND_CALLEE = """\

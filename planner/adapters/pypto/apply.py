@@ -2,9 +2,10 @@
 
 Only these spans change: the shape list of every NZ tensor annotation (blocked shape), the
 offsets/shapes/valid_shape lists of rewritten loads and slices (a slice's `drop_dims` is
-dropped), the offsets of an accumulator store plus its fourth argument (the partition), and
-the `@pl.function` decorator, which gains the idempotence stamp. Every other character is
-copied through.
+dropped), a `pl.slice` the lowering makes a Mat load (printed as that `pl.tile.load`), the
+annotation of an unannotated load result (its logical tile), the offsets of an accumulator
+store plus its fourth argument (the partition), and the `@pl.function` decorator, which
+gains the idempotence stamp. Every other character is copied through.
 
 Textual forms chosen here:
 - stamp: the decorator keyword `attrs={"nz_tensor_views_blocked": True}` (an existing
@@ -81,7 +82,11 @@ def _type_edits(
 
 
 def _op_edits(site: OpSite, planned: PlannedOp, source: SourceText, spelling: dict[str, str]) -> list[Edit]:
-    """Sections 6.1, 6.2, 11.2: replace the planned argument lists, drop drop_dims, add the partition."""
+    """Sections 6.1, 6.2, 11.2: replace the planned argument lists, drop drop_dims, add the partition;
+    a load's unannotated result gets its logical tile type (section 6.1.6)."""
+    annotation = _tile_annotation(site, source, spelling) if site.op == "tile.load" else []
+    if site.retarget:
+        return [*annotation, _retarget(site, planned, source, spelling)]
     edits = [
         _replace(source, site.arguments[name], _render_list(values, spelling))
         for name, values in zip(
@@ -93,7 +98,31 @@ def _op_edits(site: OpSite, planned: PlannedOp, source: SourceText, spelling: di
         edits.append(_remove_argument(site, source))
     if site.op == "tile.store" and planned.partition is not None:
         edits.append(_insert_partition(site, source, _render_list(planned.partition, spelling)))
-    return edits
+    return [*annotation, *edits]
+
+
+def _retarget(site: OpSite, planned: PlannedOp, source: SourceText, spelling: dict[str, str]) -> Edit:
+    """Section 18: a `pl.slice` the lowering makes a Mat load is printed as that load."""
+    lists = [planned.offsets, planned.shapes, planned.valid_shape]
+    rendered = [_render_list(values, spelling) for values in lists if values is not None]
+    tensor = source.segment(site.arguments["tensor"])
+    return _replace(
+        source, site.call, f"pl.tile.load({tensor}, {', '.join(rendered)}, target_memory=pl.Mem.Mat)"
+    )
+
+
+def _tile_annotation(site: OpSite, source: SourceText, spelling: dict[str, str]) -> list[Edit]:
+    """`name = <load>` becomes `name: pl.Tile[[R, C], DTYPE, pl.Mem.X] = <load>`: the blocked
+    `shapes` must not be where the tile type is deduced from (a rank-5 tile)."""
+    statement, tile = site.statement, site.tile
+    if not (isinstance(statement, ast.Assign) and statement.value is site.call and tile is not None):
+        return []
+    (target,) = statement.targets
+    if not isinstance(target, ast.Name) or tile.memory is None:
+        return []
+    shape = ", ".join(format_expr(rename(extent, spelling)) for extent in tile.shape)
+    end = source.end(target)
+    return [Edit(end, end, f": pl.Tile[[{shape}], pl.{tile.dtype}, pl.Mem.{tile.memory}]")]
 
 
 def _replace(source: SourceText, node: ast.AST, text: str) -> Edit:

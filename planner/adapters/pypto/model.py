@@ -73,6 +73,8 @@ class OpSite:
     statement: ast.stmt
     arguments: dict[str, ast.expr]
     position: SourcePosition
+    tile: TileType | None = None  # a load's logical 2-D tile (section 6.1.6)
+    retarget: bool = False  # a printed `pl.slice` the plan turns into a `tile.load` (section 18)
 
 
 @dataclass(frozen=True)

@@ -145,7 +145,7 @@ class OpReader(FunctionState):
             valid_shape=self._json_optional(arguments, "valid_shape"),
             target_memory=memory,
         )
-        self._add_op(load, call, arguments)
+        self._add_op(load, call, arguments, tile=tile)
         return TileValue(tile)
 
     def _loaded_tile(

@@ -29,7 +29,7 @@ from planner.adapters.pypto.model import (
     Value,
 )
 from planner.adapters.pypto.program import STAMP, Program, ProgramFunction
-from planner.adapters.pypto.types import TensorType, TypeReader
+from planner.adapters.pypto.types import TensorType, TileType, TypeReader
 from planner.layout.protocol import LayoutOp, TensorSpec
 from planner.proofs.expr import Const, Expr, Name, to_json_value
 from planner.proofs.protocol import AssignBinding, Binding, BlockIdxBinding, BlockNumBinding, ParamBinding
@@ -103,10 +103,18 @@ class FunctionState(ABC):
         self._out.bindings.append(kind(name=request_name, bits=bits, **fields))
         self._assign(name, ScalarValue(request_name))
 
-    def _add_op(self, op: LayoutOp, node: ast.expr, arguments: dict[str, ast.expr]) -> None:
+    def _add_op(
+        self,
+        op: LayoutOp,
+        node: ast.expr,
+        arguments: dict[str, ast.expr],
+        *,
+        tile: TileType | None = None,
+        retarget: bool = False,
+    ) -> None:
         self._out.ops.append(op)
         self._out.op_sites[op.id] = OpSite(
-            op.id, op.op, node, self._statement, arguments, self._source.position(node)
+            op.id, op.op, node, self._statement, arguments, self._source.position(node), tile, retarget
         )
 
     @staticmethod

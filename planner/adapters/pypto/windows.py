@@ -11,6 +11,8 @@ compiler makes of a window of an NZ tensor inside a kernel:
 
 Outside a kernel every window is a `tensor.slice`. A write into an NZ tensor is the
 accumulator store of section 11. Windows of other tensors are matmul operands in Mat.
+Printed IR has `pl.slice` only: one whose result feeds a matmul in a kernel becomes the load
+(and the text is rewritten to it); every other one stays a slice.
 """
 
 from __future__ import annotations
@@ -55,7 +57,7 @@ class WindowReader(OpReader):
         super().__init__(program, function)
         self._reads_source = program.form == "source"
         self._kernel_depth = int(function.kernel)
-        self._fed = matmul_fed_windows(function.node.body) if self._reads_source else frozenset()
+        self._fed = matmul_fed_windows(function.node.body)
         self._kernels = frozenset(other.node.name for other in program.functions if not other.method)
 
     def reads_call(self, callee: str) -> bool:
@@ -95,9 +97,11 @@ class WindowReader(OpReader):
     ) -> Value:
         """The lowering rule of section 18 (see the module docstring)."""
         fed = id(node) in self._fed
-        if not self._reads_source or not self._kernel_depth or _drops_trailing(source, window):
+        printed = not self._reads_source
+        annotated_tensor = target is not None and target.tensor is not None
+        if not self._kernel_depth or _drops_trailing(source, window) or (printed and annotated_tensor):
             return super()._nz_window(node, source, window, target, arguments)
-        if not fed and _trailing_whole(source, window):
+        if not fed and (printed or _trailing_whole(source, window)):
             return super()._nz_window(node, source, window, target, arguments)
         memory: Memory = "Mat" if fed else "Vec"
         load = LoadOp(
@@ -108,10 +112,13 @@ class WindowReader(OpReader):
             valid_shape=self._json_list(window.valid_shape) if window.valid_shape else None,
             target_memory=memory,
         )
-        self._add_op(load, node, arguments)
-        if target is not None and target.tile is not None:
-            return TileValue(target.tile)
-        return _operand(source, window, memory)
+        tile = (
+            target.tile
+            if target is not None and target.tile is not None
+            else _operand(source, window, memory).type
+        )
+        self._add_op(load, node, arguments, tile=tile, retarget=printed)
+        return TileValue(tile)
 
     def _call(self, call: ast.Call, target: Target | None) -> Value:
         callee = callee_of(call) or ""
