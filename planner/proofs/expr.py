@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Literal, TypeAlias
 
 BinaryOperator: TypeAlias = Literal["+", "-", "*", "//", "%"]
@@ -76,6 +77,12 @@ def parse_expr(source: int | str | Expr) -> Expr:
         raise ExpressionError(f"expected an int or an expression string, got {type(source).__name__}")
     if len(source) > MAX_EXPRESSION_CHARS:
         raise ExpressionError(f"expression longer than {MAX_EXPRESSION_CHARS} characters")
+    return _parse_text(source)
+
+
+@lru_cache(maxsize=4096)
+def _parse_text(source: str) -> Expr:
+    """Parsed once per distinct text: requests repeat the same offsets many times (results are immutable)."""
     try:
         tree = ast.parse(source.strip(), mode="eval")
     except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:

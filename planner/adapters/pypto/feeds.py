@@ -34,62 +34,68 @@ def is_window(node: ast.expr) -> bool:
 
 def matmul_fed_windows(body: list[ast.stmt]) -> frozenset[int]:
     """The `id()` of every window node whose value may reach a matmul operand."""
-    marked: set[int] = set()
-    _block(body, {}, marked)
-    return frozenset(marked)
+    analysis = _Analysis()
+    analysis.block(body, {})
+    return frozenset(analysis.marked)
 
 
-def _block(statements: list[ast.stmt], env: _Env, marked: set[int]) -> _Env:
-    for statement in statements:
-        env = _statement(statement, env, marked)
-    return env
+class _Analysis:
+    """One pass over a function; the matmul operands of each expression are found once."""
+
+    def __init__(self) -> None:
+        self.marked: set[int] = set()
+        self._operands: dict[int, list[ast.expr]] = {}
+
+    def block(self, statements: list[ast.stmt], env: _Env) -> _Env:
+        for statement in statements:
+            env = self.statement(statement, env)
+        return env
+
+    def statement(self, statement: ast.stmt, env: _Env) -> _Env:
+        if isinstance(statement, ast.For):
+            self.scan(statement.iter, env)
+            after_once = self.block(statement.body, _unbind(env, statement.target))
+            after_twice = self.block(statement.body, _merge(env, after_once))
+            return _merge(env, after_twice)
+        if isinstance(statement, ast.If):
+            self.scan(statement.test, env)
+            return _merge(self.block(statement.body, dict(env)), self.block(statement.orelse, dict(env)))
+        if isinstance(statement, ast.With):
+            for item in statement.items:
+                self.scan(item.context_expr, env)
+            return self.block(statement.body, env)
+        if isinstance(statement, ast.Assign | ast.AnnAssign) and statement.value is not None:
+            self.scan(statement.value, env)
+            targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+            updated = dict(env)
+            for target in targets:
+                if isinstance(target, ast.Name):
+                    updated[target.id] = _sources(statement.value, env)
+                else:
+                    self.scan(target, env)
+                    updated = _unbind(updated, target)
+            return updated
+        for child in ast.iter_child_nodes(statement):
+            if isinstance(child, ast.expr):
+                self.scan(child, env)
+        return env
+
+    def scan(self, node: ast.expr, env: _Env) -> None:
+        """Mark the windows every matmul in the expression reads as an operand."""
+        operands = self._operands.get(id(node))
+        if operands is None:
+            operands = self._operands[id(node)] = list(_matmul_operands(node))
+        for operand in operands:
+            self.marked.update(_sources(operand, env))
 
 
-def _statement(statement: ast.stmt, env: _Env, marked: set[int]) -> _Env:
-    if isinstance(statement, ast.For):
-        _scan(statement.iter, env, marked)
-        after_once = _block(statement.body, _unbind(env, statement.target), marked)
-        after_twice = _block(statement.body, _merge(env, after_once), marked)
-        return _merge(env, after_twice)
-    if isinstance(statement, ast.If):
-        _scan(statement.test, env, marked)
-        return _merge(_block(statement.body, dict(env), marked), _block(statement.orelse, dict(env), marked))
-    if isinstance(statement, ast.With):
-        for item in statement.items:
-            _scan(item.context_expr, env, marked)
-        return _block(statement.body, env, marked)
-    if isinstance(statement, ast.Assign | ast.AnnAssign) and statement.value is not None:
-        _scan(statement.value, env, marked)
-        targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
-        updated = dict(env)
-        for target in targets:
-            if isinstance(target, ast.Name):
-                updated[target.id] = _sources(statement.value, env)
-            else:
-                _scan(target, env, marked)
-                updated = _unbind(updated, target)
-        return updated
-    for child in ast.iter_child_nodes(statement):
-        if isinstance(child, ast.expr):
-            _scan(child, env, marked)
-    return env
-
-
-def _scan(node: ast.expr, env: _Env, marked: set[int]) -> None:
-    """Mark the windows every matmul in the expression reads as an operand."""
+def _matmul_operands(node: ast.expr) -> Iterator[ast.expr]:
     for call in ast.walk(node):
-        if not isinstance(call, ast.Call):
-            continue
-        indices = _MATMUL_OPERANDS.get(callee_of(call) or "")
-        if indices is None:
-            continue
-        for operand in _operands(call, indices):
-            marked.update(_sources(operand, env))
-
-
-def _operands(call: ast.Call, indices: tuple[int, int]) -> Iterator[ast.expr]:
-    yield from (call.args[index] for index in indices if index < len(call.args))
-    yield from (keyword.value for keyword in call.keywords if keyword.arg in _OPERAND_KEYWORDS)
+        if isinstance(call, ast.Call):
+            indices = _MATMUL_OPERANDS.get(callee_of(call) or "")
+            if indices is not None:
+                yield from (call.args[index] for index in indices if index < len(call.args))
+                yield from (keyword.value for keyword in call.keywords if keyword.arg in _OPERAND_KEYWORDS)
 
 
 def _sources(node: ast.expr, env: _Env) -> frozenset[int]:

@@ -74,6 +74,8 @@ class OpReader(FunctionState):
             return self._call(node, target)
         if isinstance(node, ast.Subscript):
             return self._subscript(node, target)
+        if isinstance(node, ast.NamedExpr):
+            raise self._unsupported(node, "an assignment expression (:=)")
         self._scan_children(node)
         return Unknown()
 

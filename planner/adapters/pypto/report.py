@@ -10,6 +10,7 @@ entries as JSON, each with its line and column.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from planner.adapters.pypto.apply import render_value
@@ -25,7 +26,7 @@ def source_notes(
     model: FunctionModel, response: LayoutPlanResponse, source: SourceText
 ) -> list[dict[str, Any]]:
     """The note entries of one planned function, in source order (ties: tensors, accesses, obligations)."""
-    spelling = model.planned.spelling
+    spelling = _Spelling(model.planned.spelling)
     tensors = [_tensor_note(model, tensor, spelling) for tensor in response.tensors if tensor.layout == "NZ"]
     memories = {op.id: getattr(op, "target_memory", None) for op in model.planned.request.ops}
     accesses = [
@@ -50,27 +51,27 @@ def _located(position: SourcePosition, kind: str, message: str, **fields: Any) -
     return {"line": position.line, "column": position.column, "kind": kind, "message": message, **fields}
 
 
-def _tensor_note(model: FunctionModel, tensor: PlannedTensor, spelling: dict[str, str]) -> dict[str, Any]:
+def _tensor_note(model: FunctionModel, tensor: PlannedTensor, spelling: _Spelling) -> dict[str, Any]:
     position = model.planned.tensor_positions.get(tensor.name, model.planned.position)
-    name = spelling.get(tensor.name, tensor.name)
-    shape, strides = _rendered(tensor.shape, spelling), _rendered(tensor.strides, spelling)
+    name = spelling.name(tensor.name)
+    shape, strides = spelling.list(tensor.shape), spelling.list(tensor.strides)
     message = f"NZ tensor {name!r}: blocked shape {shape}, strides {strides}"
     return _located(position, "tensor", message, tensor=name, shape=tensor.shape, strides=tensor.strides)
 
 
 def _access_note(
-    model: FunctionModel, op: PlannedOp, source: SourceText, spelling: dict[str, str], memory: str | None
+    model: FunctionModel, op: PlannedOp, source: SourceText, spelling: _Spelling, memory: str | None
 ) -> dict[str, Any]:
     site = model.op_sites[op.id]
     written = _SPACES.sub(" ", source.segment(site.call))
     if op.kept:
         return _located(site.position, "access", f"{written}: {op.op} kept as written", op=op.op, kept=True)
     lists = {name: getattr(op, name) for name in _PLANNED_LISTS if getattr(op, name) is not None}
-    parts = [f"{name} {_rendered(values, spelling)}" for name, values in lists.items()]
+    parts = [f"{name} {spelling.list(values)}" for name, values in lists.items()]
     for chunk in op.chunks or []:
         parts.append(
-            f"chunk at column {render_value(chunk.col_offset, spelling)}: offsets "
-            f"{_rendered(chunk.offsets, spelling)}, partition {_rendered(chunk.partition, spelling)}"
+            f"chunk at column {spelling.value(chunk.col_offset)}: offsets "
+            f"{spelling.list(chunk.offsets)}, partition {spelling.list(chunk.partition)}"
         )
     planned = f"{op.op}{f' into {memory}' if memory else ''}"
     chunks = [chunk.model_dump(mode="json") for chunk in op.chunks] if op.chunks else None
@@ -79,18 +80,14 @@ def _access_note(
     )
 
 
-def _obligation_note(
-    model: FunctionModel, record: ObligationRecord, spelling: dict[str, str]
-) -> dict[str, Any]:
+def _obligation_note(model: FunctionModel, record: ObligationRecord, spelling: _Spelling) -> dict[str, Any]:
     position = model.op_sites[record.op].position
-    expr = render_value(record.expr, spelling)
+    expr = spelling.value(record.expr)
     goal = f"{expr} % {record.factor} == 0" if record.goal == "multiple_of" else f"{expr} >= 0"
     message = f"obligation {goal} (axis {record.axis}): {record.status}"
     counterexample = None
     if record.counterexample:
-        counterexample = {
-            spelling.get(name, name): value for name, value in sorted(record.counterexample.items())
-        }
+        counterexample = {spelling.name(name): value for name, value in sorted(record.counterexample.items())}
         message += " at " + ", ".join(f"{name}={value}" for name, value in counterexample.items())
     return _located(
         position,
@@ -105,5 +102,20 @@ def _obligation_note(
     )
 
 
-def _rendered(values: list[int | str] | list[int], spelling: dict[str, str]) -> str:
-    return "[" + ", ".join(render_value(value, spelling) for value in values) + "]"
+class _Spelling:
+    """Planned values in source spelling; each distinct expression is rendered once."""
+
+    def __init__(self, names: dict[str, str]) -> None:
+        self._names = names
+        self._rendered: dict[int | str, str] = {}
+
+    def name(self, request_name: str) -> str:
+        return self._names.get(request_name, request_name)
+
+    def value(self, value: int | str) -> str:
+        if value not in self._rendered:
+            self._rendered[value] = render_value(value, self._names)
+        return self._rendered[value]
+
+    def list(self, values: Sequence[int | str]) -> str:
+        return "[" + ", ".join(self.value(value) for value in values) + "]"

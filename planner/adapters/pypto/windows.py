@@ -58,6 +58,8 @@ class WindowReader(OpReader):
         self._reads_source = program.form == "source"
         self._kernel_depth = int(function.kernel)
         self._fed = matmul_fed_windows(function.node.body)
+        self._known: dict[str, int] = {}
+        self._constants_seen = 0
         self._kernels = frozenset(other.node.name for other in program.functions if not other.method)
 
     def reads_call(self, callee: str) -> bool:
@@ -203,12 +205,16 @@ class WindowReader(OpReader):
             raise self._unsupported(item.step, "a subscript step other than 1")
         start = self._expr(item.lower) if item.lower is not None else Const(0)
         stop = self._expr(item.upper) if item.upper is not None else extent
-        known = {
-            binding.name: binding.expr
-            for binding in self._out.bindings
-            if isinstance(binding, AssignBinding) and isinstance(binding.expr, int)
-        }
-        return start, difference(stop, start, known)
+        return start, difference(stop, start, self._known_constants())
+
+    def _known_constants(self) -> dict[str, int]:
+        """Names bound to an int constant so far (bindings are only ever appended)."""
+        bindings = self._out.bindings
+        for binding in bindings[self._constants_seen :]:
+            if isinstance(binding, AssignBinding) and isinstance(binding.expr, int):
+                self._known[binding.name] = binding.expr
+        self._constants_seen = len(bindings)
+        return self._known
 
 
 def _operand(tensor: TensorValue, window: Window, memory: Memory) -> TileValue:
@@ -242,6 +248,8 @@ def difference(stop: Expr, start: Expr, known: Mapping[str, int]) -> Expr:
 
     Exact at every width: two's-complement `+`, `-` and `*` are a ring, so cancelling terms
     never hides a wrap."""
+    if isinstance(stop, BinOp) and stop.op == "+" and stop.left == start and isinstance(stop.right, Const):
+        return stop.right  # the common spelling `w[n0 : n0 + 256]`
     upper, lower = _linear(stop, known), _linear(start, known)
     upper.subtract(lower)
     constant = upper.pop("", 0)
