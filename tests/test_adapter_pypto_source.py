@@ -324,3 +324,35 @@ def test_a_refused_file_is_left_byte_identical_and_nothing_is_printed(tmp_path: 
     result = subprocess.run([PLANNER, "plan", str(kernel)], capture_output=True, text=True)
     assert (result.returncode, result.stdout) == (2, "")
     assert "adapter.pypto.unsupported_construct" in result.stderr and kernel.read_text() == text
+
+
+def test_the_source_kernel_and_its_lowered_printed_program_get_the_same_load() -> None:
+    """`jit_split_k.py` is what users write; `nz_matmul_spmd.py` is the printed IR after lowering."""
+    printed = plan_text((EXAMPLES / "nz_matmul_spmd.py").read_text()).text
+    assert (
+        "pl.tile.load(\n                    w, [0, k0 // 32, n0 // 16, 0, 0], [1, 16, 16, 16, 32]" in printed
+    )
+    pipelined = accesses(plan(SPLIT_K))[-1]
+    assert (pipelined["offsets"], pipelined["shapes"]) == (
+        [0, "k0 // 32", "n0 // 16", 0, 0],
+        [1, 16, 16, 16, 32],
+    )
+
+
+def test_unshaped_parameters_and_dynamic_extents() -> None:
+    text = HEAD + textwrap.dedent(
+        """\
+        B = pl.dynamic("B")
+
+
+        @pl.jit.incore
+        def kernel(x: pl.Tensor, out: pl.Out[pl.Tensor], w: pl.Tensor[[B, 256, 512], pl.INT8, pl.NZ]):
+            return pl.matmul(x, w[0, 0:256, 0:512], b_trans=True)
+        """
+    )
+    outcome = plan(text)
+    (tensor,) = [note for note in outcome.report["functions"][0]["notes"] if note["kind"] == "tensor"]
+    assert tensor["shape"] == ["B", 16, 16, 16, 32]
+    assert codes(
+        plan(text.replace("[B, 256, 512]", "[256, B]").replace("w[0, 0:256, 0:512]", "w[0:256, 0:512]"))
+    ) == ["nz.dynamic_trailing_extent"]

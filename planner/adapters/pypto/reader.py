@@ -29,7 +29,7 @@ from planner.adapters.pypto.model import (
 )
 from planner.adapters.pypto.ops import YIELD
 from planner.adapters.pypto.program import Program, ProgramFunction
-from planner.adapters.pypto.types import ScalarType, TensorType, TileType, TupleType
+from planner.adapters.pypto.types import ScalarType, TensorType, TileType, TupleType, is_unshaped
 from planner.adapters.pypto.windows import WindowReader, is_kernel_scope
 from planner.layout.protocol import LayoutPlanRequest
 from planner.proofs.expr import Const, to_json_value
@@ -123,7 +123,7 @@ class _FunctionReader(WindowReader):
             self._parameter(parameter)
 
     def _parameter(self, parameter: ast.arg) -> None:
-        if parameter.annotation is None:
+        if parameter.annotation is None or is_unshaped(parameter.annotation):
             self._assign(parameter.arg, Unknown())
             return
         declared = self._types.read(parameter.annotation)

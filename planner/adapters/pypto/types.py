@@ -192,6 +192,14 @@ class TypeReader:
         )
 
 
+def is_unshaped(node: ast.expr) -> bool:
+    """A bare `pl.Tensor` / `pl.Tile` / `pl.Scalar` (maybe in a direction wrapper): `@pl.jit` takes
+    the type from the first call's arguments, so the source says nothing about it (never NZ)."""
+    if isinstance(node, ast.Subscript) and dotted_name(node.value) in _DIRECTION_WRAPPERS:
+        return is_unshaped(node.slice)
+    return dotted_name(node) in ("pl.Tensor", "pl.Tile", "pl.Scalar")
+
+
 def _flatten_tensors(found: AnnotatedType) -> list[TensorType]:
     if isinstance(found, TensorType):
         return [found]
