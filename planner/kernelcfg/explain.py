@@ -29,7 +29,6 @@ from planner.kernelcfg.codes import (
     FPU_POLICY_CONFLICT,
     KcfgError,
 )
-from planner.kernelcfg.csp import solve_choices
 from planner.kernelcfg.policy import ThreeState
 from planner.kernelcfg.protocol import (
     Conflict,
@@ -49,6 +48,7 @@ from planner.kernelcfg.requirements import (
     collect_requirements,
 )
 from planner.kernelcfg.resolver import Resolution, resolve_collected, resolve_with
+from planner.kernelcfg.search import solve_choices
 from planner.kernelcfg.semantics import Strategy
 from planner.kernelcfg.state import Applier, KernelState
 from planner.kernelcfg.structural import RequestEdit, Suggestion, structural_suggestions

@@ -1,8 +1,16 @@
-"""The resolver pipeline (kernel-config.md section 6, steps 1-9) for one kernel function."""
+"""The resolver pipeline (docs/design/kernel-config.md section 6, steps 1-9) for one kernel function.
+
+Only this module decides a plan: it states the kernel as a python-constraint problem
+(`state_problem`), solves it with `KernelSolver`, and reads the plan off the solution
+(`solve_problem`). `kernel_problem` exposes the problem so that a caller can add a
+constraint of its own before solving.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+
+import constraint
 
 from planner.kernelcfg.codes import (
     DFB_INDEX_OUT_OF_RANGE,
@@ -14,13 +22,14 @@ from planner.kernelcfg.codes import (
     KcfgError,
     op_message,
 )
-from planner.kernelcfg.csp import KernelSolver, SearchModel
 from planner.kernelcfg.plan import KernelConfigPlan, _issue_plan
 from planner.kernelcfg.policy import KernelConfigPolicy, ThreeState, normalize_policy
+from planner.kernelcfg.problem import SYNC_VAR, WIDTH_VAR, build_problem, strategies_of, unpacked_dfbs
 from planner.kernelcfg.protocol import KernelcfgResolveRequest, KernelWarning
 from planner.kernelcfg.requirements import Choice, KernelRequirements, collect_requirements
 from planner.kernelcfg.semantics import Strategy
-from planner.kernelcfg.state import Applier, KernelState, describe, initial_state
+from planner.kernelcfg.solver import KernelSolver
+from planner.kernelcfg.state import Applier, describe
 from planner.targets.tenstorrent import FullFp32Kind, KernelTargetEnvironment, TargetError, build_target
 
 
@@ -84,15 +93,39 @@ def _preference_knob(kind: FullFp32Kind, policy: KernelConfigPolicy) -> bool:
     return policy.matmul_full_fp32 if kind is FullFp32Kind.MATMUL else policy.reduce_full_fp32
 
 
-def choose_width(
-    state: KernelState,
-    requirements: KernelRequirements,
-    policy: KernelConfigPolicy,
-    target: KernelTargetEnvironment,
-) -> tuple[int, list[KernelWarning]]:
-    """Step 7: full-fp32 preferences pick Bits32 when it survived; they never fail."""
-    warnings: list[KernelWarning] = []
+@dataclass(frozen=True, slots=True)
+class WidthPreference:
+    """Step 7's inputs: the ops preferring 32 bits and the target's fallback warnings."""
+
+    preferring: tuple[str, ...]
+    fallback: tuple[KernelWarning, ...]
+
+    @property
+    def order(self) -> tuple[int, ...]:
+        """The width candidates, preferred first: the solver takes the first one that survives.
+
+        This is step 7's one width rule: 32 if (32 is preferred or 16 did not survive) and 32
+        survived, else 16.
+        """
+        return (32, 16) if self.preferring else (16, 32)
+
+    def warnings(self, width: int, policy: KernelConfigPolicy) -> list[KernelWarning]:
+        """The fallback warnings, then one per preferring op when a non-disabled policy got 16 bits."""
+        warnings = list(self.fallback)
+        if self.preferring and policy.fp32_dest_acc is not ThreeState.DISABLED and width == 16:
+            warnings.extend(
+                KernelWarning(code=PREFERRED_FP32_UNAVAILABLE, op=op, message=PREFERRED_FP32_MESSAGE)
+                for op in self.preferring
+            )
+        return warnings
+
+
+def width_preference(
+    requirements: KernelRequirements, policy: KernelConfigPolicy, target: KernelTargetEnvironment
+) -> WidthPreference:
+    """Step 7: full-fp32 uses whose knob is on prefer 32 bits where the target supports them."""
     preferring: list[str] = []
+    fallback: list[KernelWarning] = []
     for use in requirements.fp32_uses:
         if not _preference_knob(use.kind, policy):
             continue
@@ -100,37 +133,78 @@ def choose_width(
         if support.supported:
             preferring.append(use.op)
         elif support.fallback_warning is not None:
-            warnings.append(
+            fallback.append(
                 KernelWarning(
                     code=FULL_FP32_ROW_REDUCE_UNAVAILABLE, op=use.op, message=support.fallback_warning
                 )
             )
-    prefer32 = bool(preferring)
-    width = 32 if (prefer32 or 16 not in state.widths) and 32 in state.widths else 16
-    if prefer32 and policy.fp32_dest_acc is not ThreeState.DISABLED and width == 16:
-        warnings.extend(
-            KernelWarning(code=PREFERRED_FP32_UNAVAILABLE, op=op, message=PREFERRED_FP32_MESSAGE)
-            for op in preferring
-        )
-    return width, warnings
-
-
-def settle(
-    state: KernelState,
-    requirements: KernelRequirements,
-    policy: KernelConfigPolicy,
-    target: KernelTargetEnvironment,
-) -> tuple[int, list[int], list[KernelWarning]]:
-    """Steps 7 and 9 after a successful search: the width, the unpack list, the warnings."""
-    width, warnings = choose_width(state, requirements, policy, target)
-    explicit = policy.unpack_to_dest_fp32
-    unpack = list(explicit) if explicit is not None else state.unpack_dfbs(width)
-    return width, unpack, warnings
+    return WidthPreference(tuple(preferring), tuple(fallback))
 
 
 def sync_modes(policy: KernelConfigPolicy) -> tuple[str, ...]:
     """Step 8: full iff the sync policy is enabled; auto and disabled give double-buffered."""
     return ("full",) if policy.dst_full_sync is ThreeState.ENABLED else ("double_buffered",)
+
+
+def _policy_width(policy: KernelConfigPolicy) -> int | None:
+    """Step 3: the width an enabled (32) or disabled (16) fp32 policy pins."""
+    if policy.fp32_dest_acc is ThreeState.AUTO:
+        return None
+    return 32 if policy.fp32_dest_acc is ThreeState.ENABLED else 16
+
+
+@dataclass(frozen=True, slots=True)
+class KernelProblem:
+    """A kernel's python-constraint problem and what turns a solution of it into a plan."""
+
+    csp: constraint.Problem
+    policy: KernelConfigPolicy
+    preference: WidthPreference
+
+
+def state_problem(
+    target: KernelTargetEnvironment, policy: KernelConfigPolicy, requirements: KernelRequirements
+) -> KernelProblem:
+    """Steps 2-5 and 7's width order stated as one problem, solved by `KernelSolver`."""
+    check_dfb_indices(requirements, target)
+    explicit = None if policy.unpack_to_dest_fp32 is None else frozenset(policy.unpack_to_dest_fp32)
+    preference = width_preference(requirements, policy, target)
+    csp = build_problem(
+        Applier(target, explicit),
+        width_order=preference.order,
+        policy_width=_policy_width(policy),
+        fixed=requirements.fixed,
+        choices=allowed_choices(requirements.choices, policy),
+        sync_modes=sync_modes(policy),
+        solver=KernelSolver(),
+    )
+    return KernelProblem(csp, policy, preference)
+
+
+def kernel_problem(
+    request: KernelcfgResolveRequest, target: KernelTargetEnvironment | None = None
+) -> KernelProblem:
+    """Steps 1-5 for `request`: its problem, open to extra constraints before `solve_problem`."""
+    env = target if target is not None else request_target(request)
+    return state_problem(env, normalize_policy(request.policy, env), collect_requirements(request))
+
+
+def solve_problem(kernel: KernelProblem) -> tuple[KernelConfigPlan, list[KernelWarning]]:
+    """Steps 6-9: solve the problem with its solver; a failed search raises its typed conflict."""
+    solution = kernel.csp.getSolution()
+    if solution is None:
+        solver = kernel.csp.getSolver()
+        conflict = solver.conflict if isinstance(solver, KernelSolver) else None
+        if conflict is None:
+            raise ValueError("the problem has no solution and its solver reports no conflict")
+        raise describe(conflict)
+    policy = kernel.policy
+    width = solution[WIDTH_VAR]
+    explicit = policy.unpack_to_dest_fp32
+    unpack = list(explicit) if explicit is not None else unpacked_dfbs(solution)
+    strategies = {op: strategy.value for op, strategy in strategies_of(solution).items()}
+    plan = _issue_plan(strategies, width, solution[SYNC_VAR], unpack, policy.math_fidelity)
+    return plan, kernel.preference.warnings(width, policy)
 
 
 def resolve_with(
@@ -154,37 +228,7 @@ def resolve_collected(
     """Steps 2-9 on requirements already collected (a correction's check reuses a refused kernel's)."""
     resolution = Resolution(target=target, policy=policy, requirements=requirements)
     try:
-        _plan(resolution, target, policy, requirements)
+        resolution.plan, resolution.warnings = solve_problem(state_problem(target, policy, requirements))
     except KcfgError as error:
         resolution.error = error
     return resolution
-
-
-def search_model(
-    target: KernelTargetEnvironment, policy: KernelConfigPolicy, requirements: KernelRequirements
-) -> SearchModel:
-    """Steps 2-5: index check, initial candidates, fixed uses, then the allowed options."""
-    check_dfb_indices(requirements, target)
-    explicit = None if policy.unpack_to_dest_fp32 is None else frozenset(policy.unpack_to_dest_fp32)
-    applier = Applier(target, explicit)
-    state = initial_state(policy.fp32_dest_acc)
-    conflict = applier.apply(state, requirements.fixed)
-    if conflict is not None:
-        raise describe(conflict)
-    return SearchModel(applier, state, allowed_choices(requirements.choices, policy), sync_modes(policy))
-
-
-def _plan(
-    resolution: Resolution,
-    target: KernelTargetEnvironment,
-    policy: KernelConfigPolicy,
-    requirements: KernelRequirements,
-) -> None:
-    model = search_model(target, policy, requirements)
-    state = model.base
-    outcome = KernelSolver().search(model)
-    if outcome.conflict is not None:
-        raise describe(outcome.conflict)
-    width, unpack, resolution.warnings = settle(state, requirements, policy, target)
-    strategies = {op: strategy.value for op, strategy in outcome.strategies.items()}
-    resolution.plan = _issue_plan(strategies, width, model.sync_modes[0], unpack, policy.math_fidelity)

@@ -141,19 +141,6 @@ def _restore(table: dict[tuple[int, int], _V], key: tuple[int, int], old: object
         table[key] = cast(_V, old)
 
 
-def initial_state(fp32_dest_acc: str) -> KernelState:
-    """6.3: policy enabled keeps Bits32 (evidence: function); disabled keeps Bits16."""
-    if fp32_dest_acc == "enabled":
-        state = KernelState((32,))
-        state.ev32 = FUNCTION
-    elif fp32_dest_acc == "disabled":
-        state = KernelState((16,))
-        state.ev16 = FUNCTION
-    else:
-        state = KernelState(WIDTHS)
-    return state
-
-
 @dataclass(frozen=True, slots=True)
 class BatchSummary:
     """Per width candidate a batch can keep, the unpack modes it leaves each DFB it reads.

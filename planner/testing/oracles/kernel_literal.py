@@ -1,23 +1,28 @@
 """The literal section 6 resolution algorithm, as a reference for conflict identity.
 
-Steps 1-5 and 7-9 are the resolver's own functions; step 6 is written out exactly as the
-facts file states it: recount every unresolved choice on a copy of the state at every node,
-stop at the first zero-count choice with its first option's conflict, pick the first
-choice with the strictly smallest count, try options FPU first on copies, and on failure
-return the first conflict from a recursive branch, else the first immediate one. It copies
-states and recurses, so it suits small kernels only.
+Steps 1-5 and 7-9 are the resolver's own: it builds the kernel's python-constraint problem
+and reads the plan off a solution. Step 6 is a second solver plugged into that same
+problem, written out exactly as docs/design/kernel-config.md 6.6 states it: recount every
+unresolved choice on a copy of the state at every node, stop at the first zero-count choice
+with its first option's conflict, pick the first choice with the strictly smallest count,
+try options FPU first on copies, and on failure return the first conflict from a recursive
+branch, else the first immediate one. It copies states and recurses, so it suits small
+kernels only.
 """
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from dataclasses import dataclass, field
+from typing import Any
 
 from planner.kernelcfg.codes import KcfgError
-from planner.kernelcfg.policy import normalize_policy
 from planner.kernelcfg.protocol import KernelcfgResolveRequest
-from planner.kernelcfg.requirements import Choice, collect_requirements
-from planner.kernelcfg.resolver import request_target, search_model, settle, sync_modes
-from planner.kernelcfg.state import Applier, ConflictRecord, KernelState, describe
+from planner.kernelcfg.requirements import Choice
+from planner.kernelcfg.resolver import kernel_problem, solve_problem
+from planner.kernelcfg.semantics import Strategy
+from planner.kernelcfg.solver import KernelSolver, read_problem
+from planner.kernelcfg.state import Applier, ConflictRecord, KernelState
 from planner.targets.tenstorrent import KernelTargetEnvironment
 
 
@@ -38,7 +43,7 @@ def _copy(state: KernelState) -> KernelState:
     return clone
 
 
-_Result = tuple[dict[str, str] | None, KernelState | None, ConflictRecord | None]
+_Result = tuple[dict[str, Strategy] | None, KernelState | None, ConflictRecord | None]
 
 
 def _search(applier: Applier, state: KernelState, unresolved: list[Choice]) -> _Result:
@@ -63,9 +68,29 @@ def _search(applier: Applier, state: KernelState, unresolved: list[Choice]) -> _
             continue
         strategies, final, failure = _search(applier, branch, rest)
         if strategies is not None:
-            return {choice.op: option.strategy.value, **strategies}, final, None
+            return {choice.op: option.strategy, **strategies}, final, None
         recursive = recursive or failure
     return None, None, recursive or immediate
+
+
+class LiteralSolver(KernelSolver):
+    """Solves a kernel problem with the literal recursion instead of the resolver's search."""
+
+    def getSolution(
+        self,
+        domains: dict[Hashable, Any],
+        constraints: list[tuple[Any, Any]],
+        vconstraints: dict[Hashable, Any],
+    ) -> dict[Hashable, Any] | None:
+        reading = read_problem(domains, constraints)
+        state = reading.start
+        self.conflict = reading.applier.apply(state, reading.fixed)
+        if self.conflict is not None:
+            return None
+        strategies, final, self.conflict = _search(reading.applier, state, list(reading.choices))
+        if strategies is None or final is None:
+            return None
+        return reading.solution(strategies, final)
 
 
 def literal_resolve(
@@ -73,22 +98,9 @@ def literal_resolve(
 ) -> LiteralOutcome:
     """Section 6 steps 1-9 with the literal recursive search of step 6."""
     try:
-        env = target if target is not None else request_target(request)
-        policy = normalize_policy(request.policy, env)
-        requirements = collect_requirements(request)
-        model = search_model(env, policy, requirements)
-        strategies, final, failure = _search(model.applier, model.base, list(model.choices))
-        if strategies is None or final is None:
-            assert failure is not None
-            raise describe(failure)
+        kernel = kernel_problem(request, target)
+        kernel.csp.setSolver(LiteralSolver())
+        plan, warnings = solve_problem(kernel)
     except KcfgError as error:
         return LiteralOutcome(error=error)
-    width, unpack, warnings = settle(final, requirements, policy, env)
-    plan: dict[str, object] = {
-        "strategies": dict(sorted(strategies.items())),
-        "dst_width": width,
-        "dst_sync": sync_modes(policy)[0],
-        "unpack_to_dest_fp32": unpack,
-        "math_fidelity": policy.math_fidelity,
-    }
-    return LiteralOutcome(plan, [w.model_dump() for w in warnings])
+    return LiteralOutcome(plan.model_dump(), [w.model_dump() for w in warnings])

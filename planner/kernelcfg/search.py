@@ -1,14 +1,10 @@
-"""The joint strategy/configuration search as a finite CSP (kernel-config.md 6.5-6.6).
+"""The joint search over strategy choices (docs/design/kernel-config.md 6.6), iteratively.
 
-`build_problem` states the model for python-constraint: one strategy variable per choice
-op, the kernel-wide width, one unpack mode per DFB, and the sync mode; each strategy option
-is one `OptionConstraint` relating its strategy value to the target relations. Any
-`constraint.Solver` can solve it; `KernelSolver` is the production one. It branches only on
-strategies (width and unpack modes are domains narrowed by forward checking, as in 6.6),
-orders by fewest compatible options with walk-order ties, tries FPU before SFPU, re-counts
-only the neighbours of an assignment (choices sharing a changed DFB, or all when the width
-domain shrank), never recurses, and once the width is fixed solves the independent
-components of the op-DFB graph one by one (networkx).
+It branches only on strategies (width and unpack modes are narrowed by applying options to
+the state), orders by fewest compatible options with walk-order ties, tries FPU before
+SFPU, re-counts only the neighbours of an assignment (choices sharing a changed DFB, or all
+when the width candidates shrank), never recurses, and once the width is fixed solves the
+independent components of the op-DFB graph one by one (networkx).
 
 Agreement with the literal 6.6 recursion: a first success is the same because components
 cannot influence each other once the width is fixed; a failure's conflict is the literal
@@ -19,28 +15,14 @@ compatible option, so it is found by one linear pass without components.
 from __future__ import annotations
 
 import heapq
-from collections.abc import Hashable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
-import constraint
 import networkx as nx
 
 from planner.kernelcfg.requirements import Choice, ChoiceOption
 from planner.kernelcfg.semantics import Strategy
 from planner.kernelcfg.state import Applier, BatchSummary, ConflictRecord, KernelState
-from planner.targets.tenstorrent import WIDTHS, UnpackMode
-
-WIDTH_VAR = ("width",)
-SYNC_VAR = ("sync",)
-
-
-def strategy_var(op: str) -> tuple[str, str]:
-    return ("strategy", op)
-
-
-def unpack_var(dfb: int) -> tuple[str, int]:
-    return ("unpack", dfb)
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,7 +32,6 @@ class SearchModel:
     applier: Applier
     base: KernelState
     choices: tuple[Choice, ...]
-    sync_modes: tuple[str, ...]
 
 
 @dataclass(slots=True)
@@ -65,111 +46,15 @@ class SearchOutcome:
         return self.conflict is None
 
 
-class OptionConstraint(constraint.Constraint):  # type: ignore[misc]
-    """`strategy[op] == option` implies every use's (width, unpack mode) is target-supported.
-
-    Variables: the strategy variable, the width variable, then one unpack variable per DFB
-    the option reads. Used relationally by generic solvers; `KernelSolver` applies the
-    option's uses to its state instead.
-    """
-
-    def __init__(self, model: SearchModel, choice: Choice, option: ChoiceOption, dfbs: Sequence[int]) -> None:
-        self.model = model
-        self.choice = choice
-        self.option = option
-        self.dfb_position = {dfb: 2 + i for i, dfb in enumerate(dfbs)}
-
-    def __call__(
-        self,
-        variables: Sequence[Hashable],
-        domains: dict[Hashable, Any],
-        assignments: dict[Hashable, Any],
-        forwardcheck: Any = False,
-        _unassigned: Any = constraint.Unassigned,
-    ) -> bool:
-        if assignments.get(variables[0], _unassigned) != self.option.strategy:
-            return True
-        width = assignments.get(variables[1])
-        if not self._holds(variables, assignments, width):
-            return False
-        if forwardcheck:
-            return bool(self.forwardCheck(variables, domains, assignments))
-        return True
-
-    def _holds(
-        self, variables: Sequence[Hashable], assignments: dict[Hashable, Any], width: int | None
-    ) -> bool:
-        applier = self.model.applier
-        if width is not None and not all(
-            applier.destination_allows(u, width) for u in self.option.uses.destination
-        ):
-            return False
-        widths = WIDTHS if width is None else (width,)
-        for dfb_use in self.option.uses.dfb:
-            mode = assignments.get(variables[self.dfb_position[dfb_use.dfb]])
-            allowed = [applier.allowed_modes(dfb_use, w) for w in widths]
-            if not any(modes and (mode is None or mode in modes) for modes in allowed):
-                return False
-        return True
-
-
-def build_problem(model: SearchModel, solver: constraint.Solver | None = None) -> constraint.Problem:
-    """The python-constraint model of one kernel after its fixed uses were applied."""
-    problem = constraint.Problem(solver or KernelSolver())
-    base = model.base
-    problem.addVariable(WIDTH_VAR, sorted(base.widths))
-    problem.addVariable(SYNC_VAR, list(model.sync_modes))
-    dfbs = sorted(
-        {use.dfb for choice in model.choices for option in choice.options for use in option.uses.dfb}
-    )
-    for dfb in dfbs:
-        modes = set().union(*(base.modes.get((w, dfb), frozenset(UnpackMode)) for w in base.widths))
-        problem.addVariable(unpack_var(dfb), sorted(modes, key=list(UnpackMode).index))
-    for choice in model.choices:
-        problem.addVariable(strategy_var(choice.op), [option.strategy for option in choice.options])
-        for option in choice.options:
-            option_dfbs = sorted({use.dfb for use in option.uses.dfb})
-            variables = [strategy_var(choice.op), WIDTH_VAR, *(unpack_var(d) for d in option_dfbs)]
-            problem.addConstraint(OptionConstraint(model, choice, option, option_dfbs), variables)
-    return problem
-
-
-class KernelSolver(constraint.Solver):  # type: ignore[misc]
-    """Fewest-compatible-options-first search over strategy variables (see the module docstring)."""
-
-    def getSolution(
-        self,
-        domains: dict[Hashable, Any],
-        constraints: list[tuple[Any, Any]],
-        vconstraints: dict[Hashable, Any],
-    ) -> dict[Hashable, Any] | None:
-        models = {id(c.model): c.model for c, _ in constraints if isinstance(c, OptionConstraint)}
-        if len(models) > 1:
-            raise ValueError("KernelSolver solves one kernel model at a time")
-        if not models:
-            return {var: domain[0] for var, domain in domains.items()} if all(domains.values()) else None
-        model = next(iter(models.values()))
-        outcome = self.search(model)
-        if not outcome.ok:
-            return None
-        solution: dict[Hashable, Any] = {strategy_var(op): s for op, s in outcome.strategies.items()}
-        width = max(model.base.widths)
-        solution[WIDTH_VAR] = width
-        solution[SYNC_VAR] = model.sync_modes[0]
-        unpacked = set(model.base.unpack_dfbs(width))
-        for dfb in (var[1] for var in domains if isinstance(var, tuple) and var[0] == "unpack"):
-            solution[unpack_var(dfb)] = UnpackMode.UNPACK_TO_DEST if dfb in unpacked else UnpackMode.DEFAULT
-        return solution
-
-    def search(self, model: SearchModel) -> SearchOutcome:
-        """Solve `model`, leaving `model.base` at the solution found (or unchanged on failure)."""
-        full = _Search(model.applier, model.base, model.choices, split=True)
-        if full.run():
-            return SearchOutcome(strategies=full.assignment)
-        greedy = _Search(model.applier, model.base, model.choices, split=False, stop_at_dead_end=True)
-        greedy.run()
-        assert greedy.dead_end is not None
-        return SearchOutcome(conflict=greedy.dead_end)
+def search(model: SearchModel) -> SearchOutcome:
+    """Solve `model`, leaving `model.base` at the solution found (or unchanged on failure)."""
+    full = _Search(model.applier, model.base, model.choices, split=True)
+    if full.run():
+        return SearchOutcome(strategies=full.assignment)
+    greedy = _Search(model.applier, model.base, model.choices, split=False, stop_at_dead_end=True)
+    greedy.run()
+    assert greedy.dead_end is not None
+    return SearchOutcome(conflict=greedy.dead_end)
 
 
 def solve_choices(

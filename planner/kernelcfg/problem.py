@@ -1,0 +1,200 @@
+"""One kernel's joint choice stated as a python-constraint problem (docs/design/kernel-config.md 6).
+
+Variables: one strategy per choice op (its allowed strategies, FPU first), the kernel-wide
+DST width (its candidates in preference order, 6.7), one unpack mode per DFB a use reads,
+and the sync mode (6.8). Constraints: the fp32 policy pins the width (6.3), every fixed use
+holds (6.4), and the option a choice selects has all its uses hold. Each constraint judges
+values with the kernel's `Applier`, so generic solvers solve the same problem the resolver's
+`KernelSolver` does.
+
+Kernel constraints do not prune domains while the problem is prepared: an emptied domain
+would end the search before any solver sees why. Their evidence (which use, which policy)
+reaches the solver through the constraints themselves.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from typing import Any
+
+import constraint
+
+from planner.kernelcfg.requirements import Choice, ChoiceOption, DestinationUse, DFBInputUse, UseBatch
+from planner.kernelcfg.semantics import Strategy
+from planner.kernelcfg.state import Applier
+from planner.targets.tenstorrent import WIDTHS, UnpackMode
+
+WIDTH_VAR = "dst_width"
+SYNC_VAR = "dst_sync"
+UNPACK_MODES = (UnpackMode.DEFAULT, UnpackMode.UNPACK_TO_DEST)  # value order: default first (6.9)
+
+Assignments = dict[Hashable, Any]
+
+
+def strategy_var(op: str) -> tuple[str, str]:
+    """The variable holding the strategy of choice op `op`."""
+    return ("strategy", op)
+
+
+def unpack_var(dfb: int) -> tuple[str, int]:
+    """The variable holding the unpack mode of DFB `dfb`."""
+    return ("unpack", dfb)
+
+
+class KernelConstraint(constraint.Constraint):  # type: ignore[misc]
+    """A constraint of one kernel, judged with that kernel's applier (target and explicit set)."""
+
+    def __init__(self, applier: Applier) -> None:
+        self.applier = applier
+
+    def preProcess(
+        self,
+        variables: Sequence[Hashable],
+        domains: dict[Hashable, Any],
+        constraints: list[tuple[Any, Any]],
+        vconstraints: dict[Hashable, Any],
+    ) -> None:
+        """Keep every domain and stay in the problem (see the module docstring)."""
+
+    def __call__(
+        self,
+        variables: Sequence[Hashable],
+        domains: dict[Hashable, Any],
+        assignments: Assignments,
+        forwardcheck: Any = False,
+    ) -> bool:
+        """Whether the assigned values can still meet the constraint; with forward checking, the
+        values of a last unassigned variable that cannot are hidden (python-constraint's helper)."""
+        if not self.holds(variables, assignments):
+            return False
+        return not forwardcheck or bool(self.forwardCheck(variables, domains, assignments))
+
+    def holds(self, variables: Sequence[Hashable], assignments: Assignments) -> bool:
+        raise NotImplementedError
+
+    def _destination_holds(self, use: DestinationUse, width: int | None) -> bool:
+        return width is None or self.applier.destination_allows(use, width)
+
+    def _dfb_holds(self, use: DFBInputUse, width: int | None, mode: UnpackMode | None) -> bool:
+        """Some (width, mode) pair left by the assigned values is one the use allows."""
+        for candidate in WIDTHS if width is None else (width,):
+            allowed = self.applier.allowed_modes(use, candidate)
+            if allowed and (mode is None or mode in allowed):
+                return True
+        return False
+
+
+class WidthPolicyConstraint(KernelConstraint):
+    """`fp32_dest_acc` enabled (32) or disabled (16) pins the width; the function is the evidence (6.3).
+
+    Every kernel problem has one (width None: `auto`, no restriction), so even a kernel
+    without uses names its applier.
+    """
+
+    def __init__(self, applier: Applier, width: int | None) -> None:
+        super().__init__(applier)
+        self.width = width
+
+    def holds(self, variables: Sequence[Hashable], assignments: Assignments) -> bool:
+        return self.width is None or assignments.get(WIDTH_VAR, self.width) == self.width
+
+
+class DestinationConstraint(KernelConstraint):
+    """A fixed op's DST element allows the width (6.4). Variables: the width."""
+
+    def __init__(self, applier: Applier, use: DestinationUse) -> None:
+        super().__init__(applier)
+        self.use = use
+
+    def holds(self, variables: Sequence[Hashable], assignments: Assignments) -> bool:
+        return self._destination_holds(self.use, assignments.get(WIDTH_VAR))
+
+
+class DFBConstraint(KernelConstraint):
+    """A fixed op's DFB read allows the (width, unpack mode) pair (6.4). Variables: width, mode."""
+
+    def __init__(self, applier: Applier, use: DFBInputUse) -> None:
+        super().__init__(applier)
+        self.use = use
+
+    def holds(self, variables: Sequence[Hashable], assignments: Assignments) -> bool:
+        return self._dfb_holds(self.use, assignments.get(WIDTH_VAR), assignments.get(variables[1]))
+
+
+class ChoiceConstraint(KernelConstraint):
+    """The option a choice op selects has every use hold. Variables: strategy, width, its DFBs' modes."""
+
+    def __init__(self, applier: Applier, choice: Choice) -> None:
+        super().__init__(applier)
+        self.choice = choice
+        self.options = {option.strategy: option for option in choice.options}
+
+    def holds(self, variables: Sequence[Hashable], assignments: Assignments) -> bool:
+        strategy = assignments.get(variables[0])
+        if strategy is None:
+            return True
+        option = self.options.get(strategy)
+        return option is not None and self._option_holds(option, assignments)
+
+    def _option_holds(self, option: ChoiceOption, assignments: Assignments) -> bool:
+        width = assignments.get(WIDTH_VAR)
+        if not all(self._destination_holds(use, width) for use in option.uses.destination):
+            return False
+        return all(
+            self._dfb_holds(use, width, assignments.get(unpack_var(use.dfb))) for use in option.uses.dfb
+        )
+
+
+def choice_dfbs(choice: Choice) -> list[int]:
+    """The DFBs any option of `choice` reads, ascending."""
+    return sorted({use.dfb for option in choice.options for use in option.uses.dfb})
+
+
+def build_problem(
+    applier: Applier,
+    *,
+    width_order: Sequence[int],
+    policy_width: int | None,
+    fixed: UseBatch,
+    choices: Sequence[Choice],
+    sync_modes: Sequence[str],
+    solver: constraint.Solver,
+) -> constraint.Problem:
+    """The problem for one kernel; `width_order` lists the width candidates most preferred first."""
+    problem = constraint.Problem(solver)
+    problem.addVariable(WIDTH_VAR, list(width_order))
+    problem.addVariable(SYNC_VAR, list(sync_modes))
+    read = {use.dfb for use in fixed.dfb}
+    for choice in choices:
+        read.update(use.dfb for option in choice.options for use in option.uses.dfb)
+    for dfb in sorted(read):
+        problem.addVariable(unpack_var(dfb), list(UNPACK_MODES))
+    problem.addConstraint(WidthPolicyConstraint(applier, policy_width), [WIDTH_VAR])
+    for dest in fixed.destination:
+        problem.addConstraint(DestinationConstraint(applier, dest), [WIDTH_VAR])
+    for use in fixed.dfb:
+        problem.addConstraint(DFBConstraint(applier, use), [WIDTH_VAR, unpack_var(use.dfb)])
+    for choice in choices:
+        variable = strategy_var(choice.op)
+        problem.addVariable(variable, [option.strategy for option in choice.options])
+        dfbs = [unpack_var(dfb) for dfb in choice_dfbs(choice)]
+        problem.addConstraint(ChoiceConstraint(applier, choice), [variable, WIDTH_VAR, *dfbs])
+    return problem
+
+
+def strategies_of(solution: Assignments) -> dict[str, Strategy]:
+    """The strategy of every choice op in a solution."""
+    return {
+        key[1]: Strategy(value)
+        for key, value in solution.items()
+        if isinstance(key, tuple) and key[0] == "strategy"
+    }
+
+
+def unpacked_dfbs(solution: Assignments) -> list[int]:
+    """The DFBs a solution sets to unpack-to-DST, ascending."""
+    return sorted(
+        key[1]
+        for key, value in solution.items()
+        if isinstance(key, tuple) and key[0] == "unpack" and value == UnpackMode.UNPACK_TO_DEST
+    )

@@ -1,0 +1,144 @@
+"""`KernelSolver`: the python-constraint solver of a kernel's problem (docs/design/kernel-config.md 6.6).
+
+It reads the problem it is handed (`Problem(KernelSolver())`, then `getSolution()`): the
+width domain and the fp32 policy give the initial candidates (6.3), the fixed-use
+constraints are applied as one batch (6.4), and every choice constraint becomes a choice
+whose options are the strategies left in its variable's domain, in domain order (FPU first,
+6.5). `planner.kernelcfg.search` then runs the 6.6 search. The width is the first value of
+the width domain still a candidate (the one width rule: the domain lists the preferred
+width first, 6.7), the sync the first value of its domain, and each unpack mode the first of
+its domain the chosen width's candidate still allows (default before unpack-to-DST, 6.9).
+
+Extra constraints on one variable narrow that variable's domain while the problem is
+prepared (python-constraint's own pre-processing), so the solver honours them; a problem
+with any other constraint is refused. A failed search leaves its typed conflict in
+`KernelSolver.conflict`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import constraint
+
+from planner.kernelcfg.problem import (
+    SYNC_VAR,
+    WIDTH_VAR,
+    Assignments,
+    ChoiceConstraint,
+    DestinationConstraint,
+    DFBConstraint,
+    KernelConstraint,
+    WidthPolicyConstraint,
+    strategy_var,
+)
+from planner.kernelcfg.requirements import Choice, DestinationUse, DFBInputUse, UseBatch
+from planner.kernelcfg.search import SearchModel, search
+from planner.kernelcfg.semantics import Strategy
+from planner.kernelcfg.state import FUNCTION, Applier, ConflictRecord, KernelState
+from planner.targets.tenstorrent import UnpackMode
+
+_ALL_MODES = frozenset(UnpackMode)
+
+
+@dataclass(frozen=True, slots=True)
+class KernelReading:
+    """A kernel problem as the 6.3-6.6 steps see it."""
+
+    applier: Applier
+    start: KernelState  # the candidates after the policy (and narrowed domains), before fixed uses
+    fixed: UseBatch
+    choices: tuple[Choice, ...]
+    domains: dict[Hashable, Any]
+
+    def solution(self, strategies: dict[str, Strategy], state: KernelState) -> Assignments:
+        """The values a successful search leaves: its strategies and the first allowed value of the rest."""
+        width = next(w for w in self.domains[WIDTH_VAR] if w in state.widths)
+        solution: Assignments = {strategy_var(op): s for op, s in strategies.items()}
+        solution[WIDTH_VAR] = width
+        solution[SYNC_VAR] = self.domains[SYNC_VAR][0]
+        for variable, domain in self.domains.items():
+            if isinstance(variable, tuple) and variable[0] == "unpack":
+                allowed = state.modes.get((width, variable[1]), _ALL_MODES)
+                solution[variable] = next(mode for mode in domain if mode in allowed)
+        return solution
+
+
+def read_problem(domains: dict[Hashable, Any], constraints: list[tuple[Any, Any]]) -> KernelReading:
+    """The kernel a prepared problem states (see the module docstring)."""
+    applier: Applier | None = None
+    policy: WidthPolicyConstraint | None = None
+    destination: list[DestinationUse] = []
+    reads: list[DFBInputUse] = []
+    choices: list[Choice] = []
+    for item, variables in constraints:
+        if not isinstance(item, KernelConstraint):
+            raise ValueError(
+                f"KernelSolver honours extra constraints on one variable only; {item!r} "
+                f"constrains {list(variables)}"
+            )
+        if applier is None:
+            applier = item.applier
+        elif item.applier is not applier:
+            raise ValueError("KernelSolver solves one kernel per problem")
+        if isinstance(item, DestinationConstraint):
+            destination.append(item.use)
+        elif isinstance(item, DFBConstraint):
+            reads.append(item.use)
+        elif isinstance(item, ChoiceConstraint):
+            choices.append(_narrowed(item.choice, domains[variables[0]]))
+        elif isinstance(item, WidthPolicyConstraint):
+            policy = item
+    if applier is None or policy is None:
+        raise ValueError("KernelSolver needs a kernel problem (see planner.kernelcfg.problem)")
+    start = _start(domains, policy)
+    return KernelReading(applier, start, UseBatch(tuple(destination), tuple(reads)), tuple(choices), domains)
+
+
+def _narrowed(choice: Choice, domain: Sequence[Strategy]) -> Choice:
+    """The choice with the options its variable's domain still holds, in domain order."""
+    if len(domain) == len(choice.options):
+        return choice
+    by_strategy = {option.strategy: option for option in choice.options}
+    options = tuple(by_strategy[strategy] for strategy in domain)
+    return Choice(choice.op, choice.mnemonic, choice.walk, options, choice.explicit)
+
+
+def _start(domains: dict[Hashable, Any], policy: WidthPolicyConstraint) -> KernelState:
+    """6.3: the width domain, less what the policy rules out (the function is its evidence)."""
+    state = KernelState(domains[WIDTH_VAR])
+    if policy.width is not None:
+        state.widths &= {policy.width}
+        if policy.width == 32:
+            state.ev32 = FUNCTION
+        else:
+            state.ev16 = FUNCTION
+    for variable, domain in domains.items():
+        if isinstance(variable, tuple) and variable[0] == "unpack" and len(domain) < len(_ALL_MODES):
+            for width in state.widths:
+                state.modes[(width, variable[1])] = frozenset(domain)
+    return state
+
+
+class KernelSolver(constraint.Solver):  # type: ignore[misc]
+    """Fewest-compatible-options-first search of one kernel problem (see the module docstring)."""
+
+    def __init__(self) -> None:
+        self.conflict: ConflictRecord | None = None
+
+    def getSolution(
+        self,
+        domains: dict[Hashable, Any],
+        constraints: list[tuple[Any, Any]],
+        vconstraints: dict[Hashable, Any],
+    ) -> Assignments | None:
+        reading = read_problem(domains, constraints)
+        state = reading.start
+        self.conflict = reading.applier.apply(state, reading.fixed)
+        if self.conflict is not None:
+            return None
+        outcome = search(SearchModel(reading.applier, state, reading.choices))
+        self.conflict = outcome.conflict
+        return reading.solution(outcome.strategies, state) if outcome.ok else None
