@@ -34,7 +34,7 @@ TTLANG_CONFLICT = (
 NZ_REFUSAL = (
     "json/layout-plan-refused.json:@main: error: [nz.offset_unprovable_sign] op 'l0', tensor "
     "'w', axis -2: NZ layout requires the slice offset on shape[-2] to be non-negative, and n0 "
-    "cannot be proven so (refuted by n0 = -256, nb = 0); a negative coordinate would be "
+    "cannot be proven so (refuted: nb = 0 gives n0 = -256); a negative coordinate would be "
     "clamped to fractal 0 and read the wrong data. Fix: bind the offset so it is provably "
     "non-negative: products and sums of non-negative values, loops with non-negative start and "
     "step, lane indices; bound the loop or lane range so nothing wraps.\n"

@@ -12,7 +12,8 @@ from planner.kernelcfg.protocol import KernelcfgResolveRequest
 from planner.layout import plan
 from planner.layout.protocol import LayoutPlanRequest
 from planner.proofs import check
-from planner.proofs.concrete import admits, wrap
+from planner.proofs.concrete import admitted, wrap
+from planner.proofs.dtype import IR_READING
 from planner.proofs.expr import format_expr, parse_expr
 from planner.proofs.protocol import AssignBinding, ForBinding, ProofsCheckRequest, SpmdBinding
 from planner.proofs.scope import make_scope
@@ -60,7 +61,7 @@ def test_boundary_assignments_are_admissible(bindings: list[Any], data: st.DataO
     scope = make_scope(bindings, 8, None)
     sampled = list(boundary_assignments(bindings, index_bits=8))
     for env in sampled:
-        assert all(admits(decl, env, scope) for decl in scope.declarations)
+        assert admitted(env, scope, IR_READING)
     try:
         every = list(assignments(bindings, index_bits=8, limit=50_000))
     except OracleLimitExceeded:
@@ -92,7 +93,8 @@ def test_an_expression_equals_its_printed_form_and_differs_from_its_successor(
     context = Context(bindings, 8)
     assert first_difference(text, format_expr(parse_expr(text)), context) is None
     defined = [
-        evaluate(parse_expr(text), env, 8, context.widths) for env in admissible_assignments(context, names)
+        evaluate(parse_expr(text), env, 8, context.widths, unsigned=context.unsigned)
+        for env in admissible_assignments(context, names)
     ]
     difference = first_difference(text, f"({text}) + 1", context)
     assert (difference is not None) == any(value is not None for value in defined)

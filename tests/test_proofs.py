@@ -10,7 +10,8 @@ from pydantic import TypeAdapter
 
 from planner.contract import RequestError
 from planner.proofs import ProofError, Prover, check, errors
-from planner.proofs.concrete import admits, evaluate, goal_holds
+from planner.proofs.concrete import admitted, evaluate, goal_holds, offset_value
+from planner.proofs.dtype import Reading, goal_dtype
 from planner.proofs.encode import constant_high
 from planner.proofs.expr import parse_expr
 from planner.proofs.protocol import Binding, ProofsCheckRequest
@@ -44,16 +45,22 @@ def statuses(prover: Prover, expr: str, factor: int) -> tuple[str, str]:
     return prover.check(expr, "multiple_of", factor).status, prover.check(expr, "non_negative").status
 
 
-def assert_breaks(prover: Prover, expr: str, goal: str, factor: int = 1) -> dict[str, int]:
-    """A refutation's counterexample is admissible and breaks the goal under the concrete semantics."""
-    verdict = prover.check(expr, goal, factor)  # type: ignore[arg-type]
+def assert_breaks(
+    prover: Prover, expr: str, goal: str, factor: int = 1, division: str = "floor"
+) -> dict[str, int]:
+    """A refutation's counterexample is admissible and breaks the goal under the concrete semantics,
+    read as the verdict says, and its `value` is the offset's executed value there."""
+    verdict = prover.check(expr, goal, factor, division)  # type: ignore[arg-type]
     assert verdict.status == "refuted" and verdict.counterexample is not None
+    assert verdict.reading is not None
     env = verdict.counterexample
     assert list(env) == sorted(env)
-    assert all(admits(decl, env, prover.scope) for decl in prover.scope.declarations)
+    assert admitted(env, prover.scope, verdict.reading)
     tree = parse_expr(expr)
-    bits = prover.scope.declared_width(tree)
-    assert not goal_holds(goal, evaluate(tree, env, bits, prover.scope.width), factor, bits)
+    bits = goal_dtype(prover.scope.type_of(tree), prover.scope.index).bits
+    value = offset_value(tree, env, prover.scope, verdict.reading)
+    assert value == verdict.value
+    assert not goal_holds(goal, value, factor, bits)
     return env
 
 
@@ -158,32 +165,80 @@ def test_unbounded_product_wraps_negative() -> None:
     assert env["nb"] * 256 >= 2**63
 
 
-def test_names_are_sign_extended_or_truncated_to_the_width_used() -> None:
+def test_names_are_sign_extended_into_the_index() -> None:
     narrow = Prover(bindings(kind("param", "h", bits=16, min=-5, max=-1)))
     assert assert_breaks(narrow, "h + 0", "non_negative")["h"] < 0  # sign-extended to 64 bits
-    assert narrow.check("h", "non_negative", bits=None).status == "refuted"
-    wide = Prover(bindings(assign("w", 65536 + 48)))
-    assert wide.check("w", "multiple_of", 32, bits=16).status == "refuted"  # truncated: 48
-    assert wide.check("w", "multiple_of", 16, bits=16).status == "proven"
+    assert narrow.check("h", "non_negative").status == "refuted"
 
 
-def test_declared_width_of_a_bare_name() -> None:
-    prover = Prover(bindings(assign("s", 255, bits=8)))
+def test_an_assignment_casts_to_its_dtype() -> None:
+    prover = Prover(
+        bindings(assign("s", 255, bits=8), assign("x", 300, bits=8), assign("w", 65536 + 48, bits=16))
+    )
     assert prover.check("s", "non_negative").status == "refuted"  # 255 is -1 at 8 bits
     assert prover.check("s + 0", "non_negative").status == "refuted"  # read at 8 bits, then extended
+    assert prover.check("x - 44", "multiple_of", 1 << 40).status == "proven"  # x: INT8 = 300 holds 44
+    assert prover.check("w", "multiple_of", 16).status == "proven"  # truncated: 48
+    assert prover.check("w", "multiple_of", 32).status == "refuted"
+
+
+def test_a_binary_node_computes_at_the_wider_operand() -> None:
+    entries = [
+        kind("param", "m", bits=32, min=0, max=1),
+        assign("s", 65536, bits=32),
+        assign("t", 32768, bits=32),
+    ]
+    entries.append(assign("k", 134217728, bits=32))
+    narrow = Prover(bindings(*entries))
+    env = assert_breaks(narrow, "(m * s * t) // k * 16", "non_negative")  # INT32 product wraps to -2**31
+    assert env["m"] == 1 and narrow.check("(m * s * t) // k * 16", "non_negative").value == -256
+    wide = Prover(bindings(*({**entry, "bits": 64} for entry in entries)))
+    assert wide.check("(m * s * t) // k * 16", "non_negative", division="either").status == "proven"
+    assert (
+        narrow.check("(m * 65536 * t) // k * 16", "non_negative").status == "proven"
+    )  # the literal is INDEX
+
+
+def test_unsigned_values_hold_under_both_extensions() -> None:
+    prover = Prover(bindings(assign("u", 240, bits=8) | {"signed": False}, assign("n0", "0 - u")))
+    verdict = prover.check("n0", "non_negative")
+    assert verdict.status == "refuted" and verdict.value == -240
+    assert verdict.reading == Reading("floor", "zero")
+    sign = prover.check("u", "non_negative")  # an index_cast sign-extends it: -16
+    assert sign.status == "refuted" and sign.reading == Reading("floor", "sign") and sign.value == -16
+    assert sign.counterexample == {"n0": 16, "u": 240}
+    small = Prover(bindings(assign("u", 100, bits=8) | {"signed": False}))
+    assert small.check("u", "non_negative").status == "proven"
+
+
+def test_division_semantics() -> None:
+    prover = Prover(bindings(spmd("nb", 2), assign("n0", "((nb - 1) % 2) * 256")))
+    assert prover.check("n0", "non_negative", division="floor").status == "proven"
+    for division in ("trunc", "either"):
+        verdict = prover.check("n0", "non_negative", division=division)
+        assert verdict.status == "refuted" and verdict.counterexample == {"n0": -256, "nb": 0}
+        assert verdict.reading == Reading("trunc", "zero") and verdict.value == -256
+    quotient = Prover(bindings(spmd("nb", 2), assign("n0", "((nb - 7) // 2) * 256")))
+    assert_breaks(quotient, "n0 + 768", "non_negative", division="either")  # trunc gives -3, floor -4
+    assert quotient.check("n0 + 768", "non_negative", division="trunc").status == "proven"
+    assert quotient.check("n0 + 1024", "non_negative", division="floor").status == "proven"
 
 
 @pytest.mark.parametrize(
     ("dividend", "divisor"), [(a, k) for a in (-7, -6, 0, 5, 7, -128, 127) for k in (-3, -1, 2, 3, 4, -128)]
 )
-def test_floor_division_matches_python_at_8_bits(dividend: int, divisor: int) -> None:
+def test_division_matches_python_at_8_bits(dividend: int, divisor: int) -> None:
     prover = Prover(bindings(assign("a", dividend, bits=8), assign("k", divisor, bits=8)), index_bits=8)
-    quotient, remainder = evaluate(parse_expr("a // k"), {"a": dividend, "k": divisor}, 8, lambda _: 8), None
-    remainder = evaluate(parse_expr("a % k"), {"a": dividend, "k": divisor}, 8, lambda _: 8)
-    assert quotient is not None and remainder is not None
-    assert quotient == ((dividend // divisor + 128) % 256) - 128 and remainder == dividend % divisor
-    assert prover.check(f"a // k - ({quotient})", "multiple_of", 256).status == "proven"
-    assert prover.check(f"a % k - ({remainder})", "multiple_of", 256).status == "proven"
+    env = {"a": dividend, "k": divisor}
+    for division in ("floor", "trunc"):
+        reading = Reading(division)
+        quotient = evaluate(parse_expr("a // k"), env, prover.scope, reading)
+        remainder = evaluate(parse_expr("a % k"), env, prover.scope, reading)
+        assert quotient is not None and remainder is not None
+        exact = dividend // divisor if division == "floor" else int(dividend / divisor)
+        assert quotient == ((exact + 128) % 256) - 128 and remainder == dividend - divisor * exact
+        for text in (f"a // k - ({quotient})", f"a % k - ({remainder})"):
+            assert prover.check(text, "multiple_of", 256, division).status == "proven"
 
 
 # --- division by zero, vacuity, loops ------------------------------------------------------------
@@ -216,11 +271,34 @@ def test_a_loop_with_a_non_positive_step_constrains_nothing() -> None:
     assert_breaks(stepped, "i", "multiple_of", 2)
 
 
-def test_param_ranges_outside_the_width_are_clamped() -> None:
-    prover = Prover(bindings(kind("param", "p", bits=8, min=-1000, max=1000)))
-    assert_breaks(prover, "p", "non_negative")
-    empty = Prover(bindings(kind("param", "p", bits=8, min=200)))
-    assert empty.check("p", "non_negative").reason == VACUOUS
+@pytest.mark.parametrize(
+    "entry",
+    [
+        kind("param", "p", bits=8, min=-1000, max=10),
+        kind("param", "p", bits=8, min=200),
+        kind("param", "p", bits=8, signed=False, min=-1),
+        loop("i", 0, 300, 1) | {"bits": 8},
+        spmd("i", 256) | {"bits": 8},
+    ],
+)
+def test_declared_numbers_outside_the_dtype_are_bad_requests(entry: dict[str, Any]) -> None:
+    with pytest.raises(ProofError) as caught:
+        Prover(bindings(entry))
+    assert caught.value.code == errors.OUT_OF_WIDTH
+
+
+def test_induction_values_follow_their_loop() -> None:
+    prover = Prover(bindings(loop("i", 0, 4), kind("induction", "n0", init=0, step=16, loop="i")))
+    assert statuses(prover, "n0", 16) == ("proven", "proven")
+    assert prover.check_window("n0", 16, 64).status == "proven"
+    verdict = prover.check_window("n0", 16, 48)
+    assert (
+        verdict.status == "refuted" and verdict.counterexample == {"i": 3, "n0": 48} and verdict.value == 64
+    )
+    stepped = Prover(bindings(loop("i", 0, 4), kind("induction", "n0", init=0, step=8, loop="i")))
+    assert assert_breaks(stepped, "n0", "multiple_of", 16) == {"i": 1, "n0": 8}
+    lanes = Prover(bindings(spmd("nb", 4), kind("induction", "n0", init=256, step=-64, loop="nb")))
+    assert lanes.check("n0 - 64", "non_negative").status == "proven"
 
 
 @pytest.mark.parametrize(
@@ -239,7 +317,8 @@ def test_param_ranges_outside_the_width_are_clamped() -> None:
     ],
 )
 def test_constant_bounds_found_for_the_high_bits_fact(entry: dict[str, Any], high: int | None) -> None:
-    assert constant_high(make_scope(bindings(entry), 64, None).declarations[0]) == high
+    scope = make_scope(bindings(entry), 64, None)
+    assert constant_high(scope.declarations[0], scope) == high
 
 
 # --- the solver: unknown, cache, determinism -----------------------------------------------------
@@ -264,7 +343,8 @@ def test_verdicts_are_cached_by_the_canonical_obligation() -> None:
     prover = Prover(bindings(spmd("nb", 2), assign("n0", "nb * 256")))
     first = prover.check("n0 * 2", "multiple_of", 16)
     assert prover.check(" n0*2 ", "multiple_of", 16) is first
-    assert prover.check(parse_expr("n0 * 2"), "multiple_of", 16, bits=64) is first
+    assert prover.check(parse_expr("n0 * 2"), "multiple_of", 16, "floor") is first
+    assert prover.check("n0 * 2", "multiple_of", 16, "either") is not first
     assert prover.check("n0 * 2", "multiple_of", 32) is not first
     assert prover.check("n0", "non_negative", 16) is prover.check("n0", "non_negative", 2)
 
@@ -302,7 +382,12 @@ def test_counterexamples_do_not_depend_on_other_provers() -> None:
         (lambda: Prover([]).check("x", "multiple_of", 0), errors.BAD_FACTOR),
         (lambda: Prover([]).check("x", "positive"), errors.BAD_GOAL),  # type: ignore[arg-type]
         (lambda: Prover([]).check("x ** 2", "non_negative"), errors.BAD_EXPRESSION),
-        (lambda: Prover([]).check("x", "non_negative", bits=1), errors.BAD_WIDTH),
+        (lambda: Prover([]).check("x", "non_negative", 1, "round"), errors.BAD_DIVISION),  # type: ignore[arg-type]
+        (lambda: Prover(bindings(kind("induction", "x", init=0, step=1, loop="i"))), errors.BAD_LOOP),
+        (
+            lambda: Prover(bindings(assign("i", 0), kind("induction", "x", init=0, step=1, loop="i"))),
+            errors.BAD_LOOP,
+        ),
         (lambda: Prover([], index_bits=256), errors.BAD_WIDTH),
         (lambda: Prover([], target="a9"), errors.BAD_TARGET),
         (lambda: Prover(bindings(spmd("a", 2), spmd("a", 3))), errors.DUPLICATE_BINDING),

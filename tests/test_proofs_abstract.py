@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import pytest
 from hypothesis import given
 
 from planner.proofs.abstract import AbstractProver
+from planner.proofs.dtype import DivisionSemantics, readings
 from planner.proofs.expr import parse_expr
 from planner.proofs.protocol import (
     AssignBinding,
@@ -18,22 +21,22 @@ from planner.proofs.protocol import (
     SpmdBinding,
 )
 from planner.proofs.scope import make_scope
-from planner.testing.oracles.arith import declared_width, oracle_check
+from planner.testing.oracles.arith import oracle_check
 from planner.testing.strategies.expressions import proof_requests
 
 
 def proves(
-    bindings: list[Binding],
+    bindings: Sequence[Binding],
     expr: str,
     goal: str,
     factor: int = 16,
     *,
     target: str | None = None,
     bits: int = 64,
+    division: DivisionSemantics = "floor",
 ) -> bool:
     scope = make_scope(bindings, bits, target)
-    tree = parse_expr(expr)
-    return AbstractProver(scope).proves(tree, goal, factor, scope.declared_width(tree))
+    return AbstractProver(scope, readings(division)).proves(parse_expr(expr), goal, factor)
 
 
 SPMD = [SpmdBinding(name="nb", extent=2), AssignBinding(name="n0", expr="nb * 256")]
@@ -105,12 +108,34 @@ def test_a_wrapping_product_is_not_proven_non_negative_but_stays_aligned() -> No
     assert proves(lanes, "x * 256", "multiple_of", 16, bits=32)
 
 
+def test_typed_nodes_wrap_at_their_own_width() -> None:
+    int32: list[Binding] = [
+        ParamBinding(name="m", bits=32, min=0, max=1),
+        AssignBinding(name="s", bits=32, expr=65536),
+    ]
+    assert not proves(int32, "m * s * s", "non_negative")  # INT32 * INT32 may wrap
+    assert proves(int32, "m * 65536 * 65536", "non_negative")  # the literal makes it INDEX
+    unsigned = [AssignBinding(name="u", bits=8, signed=False, expr=240)]
+    assert not proves(unsigned, "u", "non_negative")  # sign-extended by an index_cast it is -16
+    assert not proves(unsigned, "0 - u", "non_negative")  # zero-extended: -240
+    assert proves([AssignBinding(name="x", bits=8, expr=300)], "x - 44", "non_negative")  # the cast keeps 44
+
+
+def test_either_division_proves_only_what_both_roundings_give() -> None:
+    lanes = [SpmdBinding(name="nb", extent=2)]
+    assert proves(lanes, "((nb - 1) % 2) * 256", "non_negative", division="floor")
+    assert not proves(lanes, "((nb - 1) % 2) * 256", "non_negative", division="either")
+    assert not proves(lanes, "((nb - 1) % 2) * 256", "non_negative", division="trunc")
+    assert proves(lanes, "(nb % 2) * 256", "non_negative", division="either")  # a non-negative dividend
+    assert proves(lanes, "((nb - 1) % 2) * 256", "multiple_of", 16, division="either")
+
+
 @given(proof_requests())
 def test_never_proves_what_exhaustion_refutes(request: ProofsCheckRequest) -> None:
     scope = make_scope(request.bindings, request.bits, request.target)
-    prover = AbstractProver(scope)
+    prover = AbstractProver(scope, readings(request.division))
     tree = parse_expr(request.expr)
     for goal in request.goals:
-        if prover.proves(tree, goal, request.factor, declared_width(request)):
+        if prover.proves(tree, goal, request.factor):
             outcome = oracle_check(request, goal)
             assert outcome.holds, (goal, outcome.counterexample)

@@ -1,9 +1,11 @@
 """The Z3 prover against the brute-force oracle (planner.testing.oracles.arith).
 
-At 8 and 16 bits every admissible assignment is enumerated: no proven claim may be false,
-every refutation's counterexample must be admissible and break the goal, and where the
-oracle says a claim holds the prover says proven or unknown. Each outcome is a hypothesis
-event; `--hypothesis-show-statistics` shows how often the prover answers unknown.
+At 8 and 16 bits every admissible assignment is enumerated under every reading (floor and
+truncating division, zero- and sign-extension of unsigned values), over mixed widths,
+unsigned bindings and inductions: no proven claim may be false, every refutation's
+counterexample must be admissible and break the goal under the reading it names, and where
+the oracle says a claim holds the prover says proven or unknown. Each outcome is a
+hypothesis event; `--hypothesis-show-statistics` shows how often the prover answers unknown.
 """
 
 from __future__ import annotations
@@ -13,12 +15,13 @@ from hypothesis import event, given, settings
 from hypothesis_budget import lowered
 
 from planner.proofs import Prover
-from planner.proofs.concrete import admits
+from planner.proofs.concrete import admitted
 from planner.proofs.protocol import ProofsCheckRequest
+from planner.proofs.prover import Verdict
 from planner.testing.oracles.arith import (
     OracleLimitExceeded,
+    OracleReading,
     assignments,
-    declared_width,
     evaluate,
     holds_at,
     oracle_check,
@@ -31,25 +34,36 @@ def _prover(request: ProofsCheckRequest) -> Prover:
     return Prover(request.bindings, index_bits=request.bits, target=request.target)
 
 
-def _is_admissible(request: ProofsCheckRequest, env: dict[str, int]) -> bool:
+def _oracle_reading(verdict: Verdict) -> OracleReading:
+    assert verdict.reading is not None, "a refutation names its reading"
+    return OracleReading(verdict.reading.division, verdict.reading.extension)
+
+
+def _is_admissible(request: ProofsCheckRequest, env: dict[str, int], reading: OracleReading) -> bool:
     names = sorted(env)
-    every = assignments(request.bindings, index_bits=request.bits, target=request.target, extra_names=names)
+    every = assignments(
+        request.bindings, index_bits=request.bits, target=request.target, extra_names=names, reading=reading
+    )
     return any(candidate == env for candidate in every)
 
 
 def _agrees_with_the_oracle(request: ProofsCheckRequest) -> None:
     prover = _prover(request)
     for goal in request.goals:
-        verdict = prover.check(request.expr, goal, request.factor)
+        verdict = prover.check(request.expr, goal, request.factor, request.division)
         truth = oracle_check(request, goal)
         event(f"{goal}: prover {verdict.status}, oracle {'holds' if truth.holds else 'fails'}")
         if verdict.status == "proven":
-            assert truth.holds, f"proved a false claim; the oracle's counterexample: {truth.counterexample}"
+            assert truth.holds, (
+                f"proved a false claim; the oracle's counterexample: {truth.counterexample} ({truth.reading})"
+            )
         elif verdict.status == "refuted":
             assert not truth.holds
             assert verdict.counterexample is not None
-            assert _is_admissible(request, verdict.counterexample)
-            assert not holds_at(request, goal, verdict.counterexample)
+            reading = _oracle_reading(verdict)
+            assert request.division in ("either", reading.division)
+            assert _is_admissible(request, verdict.counterexample, reading)
+            assert not holds_at(request, goal, verdict.counterexample, reading)
 
 
 @given(proof_requests(widths=(8,)))
@@ -68,13 +82,13 @@ def test_prover_agrees_with_exhaustion_at_16_bits(request: ProofsCheckRequest) -
 def test_refutations_replay_at_every_width(request: ProofsCheckRequest) -> None:
     prover = _prover(request)
     for goal in request.goals:
-        verdict = prover.check(request.expr, goal, request.factor)
+        verdict = prover.check(request.expr, goal, request.factor, request.division)
         event(f"{request.bits} bits: {verdict.status}")
         if verdict.status == "refuted":
             env = verdict.counterexample
-            assert env is not None
-            assert all(admits(decl, env, prover.scope) for decl in prover.scope.declarations)
-            assert not holds_at(request, goal, env)
+            assert env is not None and verdict.reading is not None
+            assert admitted(env, prover.scope, verdict.reading)
+            assert not holds_at(request, goal, env, _oracle_reading(verdict))
 
 
 # --- the oracle itself ---------------------------------------------------------------------------
@@ -102,8 +116,38 @@ def test_oracle_evaluates_with_wraparound(
 
 def test_oracle_reads_names_at_their_own_width() -> None:
     assert evaluate("h", {"h": 255}, 16, {"h": 8}) == -1
-    assert evaluate("w", {"w": 65536 + 48}, 8, {"w": 32}) == 48
+    assert evaluate("w", {"w": 65536 + 48}, 8, {"w": 32}) == 65536 + 48  # never narrowed into the index
+    assert evaluate("w + 0", {"w": 65536 + 48}, 8, {"w": 32}) == 65536 + 48  # INDEX + INT32 is INT32
     assert wrap(128, 8) == -128 and wrap(-129, 8) == 127
+
+
+@pytest.mark.parametrize(
+    ("expr", "env", "widths", "unsigned", "reading", "expected"),
+    [
+        ("m * s", {"m": 1, "s": 65536}, {"m": 16, "s": 16}, (), OracleReading(), 0),  # 16-bit product wraps
+        ("m * 256", {"m": 255}, {"m": 8}, (), OracleReading(), -256),  # widened to the 16-bit INDEX first
+        ("0 - u", {"u": 240}, {"u": 8}, ("u",), OracleReading(), -240),
+        ("0 - u", {"u": 240}, {"u": 8}, ("u",), OracleReading("floor", "sign"), 16),
+        ("u", {"u": 240}, {"u": 8}, ("u",), OracleReading("floor", "sign"), -16),
+        ("(n - 1) % 2", {"n": 0}, {}, (), OracleReading("floor"), 1),
+        ("(n - 1) % 2", {"n": 0}, {}, (), OracleReading("trunc"), -1),
+        ("(n - 7) // 2", {"n": 0}, {}, (), OracleReading("trunc"), -3),
+        ("(n - 7) // 2", {"n": 0}, {}, (), OracleReading("floor"), -4),
+        ("u // w", {"u": 255, "w": 2}, {"u": 8, "w": 8}, ("u", "w"), OracleReading("trunc"), 127),  # unsigned
+        ("u // 2", {"u": 255}, {"u": 8}, ("u",), OracleReading("trunc", "sign"), 0),  # INDEX: -1 // 2
+        ("-u", {"u": 1}, {"u": 8}, ("u",), OracleReading(), 255),
+        ("x + 0", {"x": 300}, {"x": 16}, (), OracleReading(), 300),
+    ],
+)
+def test_oracle_types_like_the_ir(
+    expr: str,
+    env: dict[str, int],
+    widths: dict[str, int],
+    unsigned: tuple[str, ...],
+    reading: OracleReading,
+    expected: int,
+) -> None:
+    assert evaluate(expr, env, 16, widths, unsigned=frozenset(unsigned), reading=reading) == expected
 
 
 def test_oracle_enumerates_each_binding_kind() -> None:
@@ -128,7 +172,6 @@ def test_oracle_enumerates_each_binding_kind() -> None:
     assert oracle_check(request, "non_negative").holds
     failing = oracle_check(request, "multiple_of").counterexample  # factor 16: i + j is 0 only once
     assert failing is not None and (failing["i"], failing["j"]) == (0, 2)
-    assert declared_width(request) == 8
 
 
 def test_oracle_reports_a_failing_assignment_and_refuses_large_enumerations() -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from planner.layout.protocol import Diagnostic
+from planner.proofs.protocol import ReadingRecord
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,6 +197,7 @@ def refusal(
     *,
     axis: int | None = None,
     counterexample: dict[str, int] | None = None,
+    reading: ReadingRecord | None = None,
 ) -> LayoutRefusal:
     """Build the refusal for `code`: what was violated (`detail`), then the fix."""
     message = f"{detail} Fix: {code.fix}"
@@ -207,5 +209,6 @@ def refusal(
             tensor=site.tensor,
             axis=axis,
             counterexample=counterexample,
+            reading=reading,
         )
     )

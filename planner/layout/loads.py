@@ -25,7 +25,7 @@ from planner.layout.blocking import (
 )
 from planner.layout.context import PlanContext, exprs, require_rank
 from planner.layout.gm_gap import check_gm_gap
-from planner.layout.offsets import LOAD_OFFSET_RULES, ProofLedger, map_trailing_offset, outcome_text
+from planner.layout.offsets import LOAD_OFFSET_RULES, ProofLedger, map_trailing_offset, reading_record
 from planner.layout.protocol import LoadOp, PlannedOp
 from planner.layout.slices import check_single_leading_window
 from planner.proofs.expr import Const, Expr, floor_div, format_expr, to_json_value
@@ -132,10 +132,12 @@ def block_valid_shape(
         raise nz.refusal(
             nz.DYNAMIC_VALID_ROWS_NOT_MULTIPLE,
             f"NZ layout requires a dynamic valid_shape[-2] to be a provable multiple of 16, and "
-            f"{format_expr(rows)} is not ({outcome_text(verdict)}); a partial fractal has no blocked form.",
+            f"{format_expr(rows)} is not ({ledger.outcome_text(verdict, rows)}); a partial fractal has no "
+            "blocked form.",
             site,
             axis=ROW_AXIS,
             counterexample=verdict.counterexample,
+            reading=reading_record(verdict),
         )
     batch = fold_leading_extents(valid[:-2], site, "the tile.load valid_shape")
     return (

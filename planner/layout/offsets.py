@@ -12,8 +12,9 @@ from dataclasses import dataclass
 
 from planner.layout import diagnostics as nz
 from planner.layout.protocol import LayoutPlanRequest, ObligationRecord
+from planner.proofs.explain import refutation_text
 from planner.proofs.expr import Const, Expr, floor_div, format_expr, to_json_value
-from planner.proofs.protocol import Goal
+from planner.proofs.protocol import Goal, ReadingRecord
 from planner.proofs.prover import Prover, Verdict
 from planner.proofs.scope import bindings_read_by, make_scope
 
@@ -48,8 +49,8 @@ class ProofLedger:
         return self._provers[key]
 
     def discharge(self, op: str, axis: int, expr: Expr, goal: Goal, factor: int) -> Verdict:
-        """Pose one obligation and record its verdict."""
-        verdict = self._prover_for(expr).check(expr, goal, factor=factor)
+        """Pose one obligation under the request's division semantics and record its verdict."""
+        verdict = self._prover_for(expr).check(expr, goal, factor, self._request.division)
         self.records.append(
             ObligationRecord(
                 op=op,
@@ -59,17 +60,23 @@ class ProofLedger:
                 factor=factor,
                 status=verdict.status,
                 counterexample=verdict.counterexample,
+                reading=reading_record(verdict),
+                value=verdict.value,
             )
         )
         return verdict
 
+    def outcome_text(self, verdict: Verdict, expr: Expr) -> str:
+        """Why a proof of `expr` did not go through, in words naming the reading and the counterexample."""
+        if verdict.status != "refuted":
+            return "the prover could not decide it"
+        scope = self._prover_for(expr).scope
+        return "refuted: " + refutation_text(verdict, format_expr(expr), (expr,), scope)
 
-def outcome_text(verdict: Verdict) -> str:
-    """Why a proof did not go through, for the diagnostic."""
-    if verdict.status == "refuted" and verdict.counterexample is not None:
-        witness = ", ".join(f"{name} = {value}" for name, value in sorted(verdict.counterexample.items()))
-        return f"refuted by {witness}"
-    return "refuted" if verdict.status == "refuted" else "the prover could not decide it"
+
+def reading_record(verdict: Verdict) -> ReadingRecord | None:
+    """The protocol record of the reading a refutation breaks under."""
+    return None if verdict.reading is None else ReadingRecord.model_validate(verdict.reading.as_json())
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,6 +135,14 @@ def map_trailing_offset(
     for goal, code, text in checks:
         verdict = ledger.discharge(site.op or "", axis, offset, goal, factor)
         if verdict.status != "proven":
-            detail = text.format(expr=format_expr(offset), outcome=outcome_text(verdict), **names)
-            raise nz.refusal(code, detail, site, axis=axis, counterexample=verdict.counterexample)
+            outcome = ledger.outcome_text(verdict, offset)
+            detail = text.format(expr=format_expr(offset), outcome=outcome, **names)
+            raise nz.refusal(
+                code,
+                detail,
+                site,
+                axis=axis,
+                counterexample=verdict.counterexample,
+                reading=reading_record(verdict),
+            )
     return floor_div(offset, factor)

@@ -12,10 +12,12 @@ from planner.proofs.protocol import (
     AscendTargetField,
     Binding,
     BitWidth,
+    Division,
     Expression,
     Goal,
     Identifier,
     ProofStatus,
+    ReadingRecord,
 )
 from planner.targets.ascend import ASCEND_DTYPES
 
@@ -153,6 +155,7 @@ LayoutOp: TypeAlias = Annotated[
 class LayoutPlanRequest(ContractModel):
     target: AscendTargetField = None
     index_bits: BitWidth = 64
+    division: Division = "either"  # how generated code may round `//` and `%`: both unless told
     function: str | None = None  # name used in diagnostics
     attrs: dict[str, JsonValue] = Field(default_factory=dict)  # e.g. nz_tensor_views_blocked
     tensors: list[TensorSpec] = Field(default_factory=list, max_length=4096)
@@ -189,13 +192,19 @@ class PlannedOp(ContractModel):
 
 
 class ObligationRecord(ContractModel):
+    """One discharged obligation: an offset's `multiple_of` `factor` / `non_negative`, or a window's
+    `at_most` `bound` (`expr` is then `offset + extent`)."""
+
     op: str
     axis: int
     expr: JsonExpression
-    goal: Goal
-    factor: int
+    goal: Goal | Literal["at_most"]
+    factor: int | None = None
+    bound: int | None = None
     status: ProofStatus
     counterexample: dict[str, int] | None = None
+    reading: ReadingRecord | None = None  # refuted: the semantics that breaks it
+    value: int | None = None  # refuted: the executed value of `expr` under the counterexample
 
 
 class Diagnostic(ContractModel):
@@ -206,6 +215,7 @@ class Diagnostic(ContractModel):
     tensor: str | None = None
     axis: int | None = None
     counterexample: dict[str, int] | None = None
+    reading: ReadingRecord | None = None  # the semantics under which the counterexample breaks the rule
 
 
 class LayoutPlanResponse(ContractModel):

@@ -1,14 +1,16 @@
-"""Fast sufficient proofs: a value range and a power-of-two residue per expression.
+"""Fast sufficient proofs: a value range and a power-of-two residue per typed expression.
 
 Two tiny abstract domains, one combination rule per node (the style of TVM's
 `const_int_bound` and `modular_set`), over the exact semantics of `planner.proofs.concrete`:
-values are signed two's complement at a width and every operation wraps.
+each node computes at its IR dtype (`planner.proofs.dtype`) and wraps there. The facts of a
+node hold under every reading the prover was built for (each division rounding, each
+extension of unsigned values), so what they prove holds for the code that runs.
 
-- `Bounds(lo, hi)`: the signed value lies in `[lo, hi]`. An operation whose exact result
-  range leaves the width's range may wrap, so it widens to the full range.
+- `Bounds(lo, hi)`: the value, as its dtype reads it, lies in `[lo, hi]`. An operation whose
+  exact result range leaves the dtype's range may wrap, so it widens to the full range.
 - `Residue(k, base)`: the value is `base` modulo `2**k` (`k` at most the width). Residues
-  modulo a power of two survive wraparound because `2**k` divides `2**W`, which is why the
-  alignment half needs no range at all.
+  modulo a power of two survive wraparound and every cast because `2**k` divides `2**W`,
+  which is why the alignment half needs no range at all.
 
 A goal these domains establish is proven for every admissible assignment; anything else
 (including every refutation) is left to Z3. An expression that may divide by zero is never
@@ -19,7 +21,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from planner.proofs.concrete import power_of_two_log, signed_values, wrap
+from planner.proofs.concrete import cast, power_of_two_log, represent, truncating_div
+from planner.proofs.dtype import Dtype, Reading, goal_dtype
 from planner.proofs.expr import BinOp, Const, Expr, Name, Neg
 from planner.proofs.scope import Declaration, Scope
 
@@ -42,15 +45,13 @@ class Facts:
     residue: Residue
 
 
-def signed_range(bits: int) -> Bounds:
-    every = signed_values(bits)
-    return Bounds(every.start, every.stop - 1)
+def full_range(dtype: Dtype) -> Bounds:
+    return Bounds(dtype.low, dtype.high)
 
 
-def _fit(lo: int, hi: int, bits: int) -> Bounds:
-    """The exact range if no value wraps at `bits`, else every value of the width."""
-    full = signed_range(bits)
-    return Bounds(lo, hi) if full.lo <= lo and hi <= full.hi else full
+def _fit(lo: int, hi: int, dtype: Dtype) -> Bounds:
+    """The exact range if no value wraps in `dtype`, else every value of the dtype."""
+    return Bounds(lo, hi) if dtype.low <= lo and hi <= dtype.high else full_range(dtype)
 
 
 def _residue(k: int, base: int) -> Residue:
@@ -62,32 +63,89 @@ def _twos(value: int, cap: int) -> int:
     return cap if value == 0 else min((value & -value).bit_length() - 1, cap)
 
 
-def _top(bits: int) -> Facts:
-    return Facts(signed_range(bits), Residue(0, 0))
+def _top(dtype: Dtype) -> Facts:
+    return Facts(full_range(dtype), Residue(0, 0))
 
 
-def _constant(value: int, bits: int) -> Facts:
-    wrapped = wrap(value, bits)
-    return Facts(Bounds(wrapped, wrapped), _residue(bits, wrapped))
+def _constant(value: int, dtype: Dtype) -> Facts:
+    held = represent(value, dtype)
+    return Facts(Bounds(held, held), _residue(dtype.bits, held))
 
 
-def _floor_div_bounds(a: Bounds, b: Bounds) -> list[int]:
-    return [x // y for x in (a.lo, a.hi) for y in (b.lo, b.hi)]
+def _join(a: Facts, b: Facts) -> Facts:
+    """What holds of a value that is either `a`'s or `b`'s (one per reading)."""
+    bounds = Bounds(min(a.bounds.lo, b.bounds.lo), max(a.bounds.hi, b.bounds.hi))
+    k = min(a.residue.k, b.residue.k, _twos(a.residue.base - b.residue.base, max(a.residue.k, b.residue.k)))
+    return Facts(bounds, _residue(k, a.residue.base))
 
 
-def _combine(op: str, a: Facts, b: Facts, bits: int) -> Facts | None:
-    """One rule per operator; None when the divisor may be zero."""
+def cast_facts(facts: Facts, source: Dtype, target: Dtype, extensions: frozenset[str]) -> Facts:
+    """An IR cast. Widening keeps a signed value; an unsigned one at or above `2**(W-1)` drops by
+    `2**W` when sign-extended. Narrowing or reinterpreting keeps the value only if it fits."""
+    lo, hi = facts.bounds.lo, facts.bounds.hi
+    residue = _residue(min(facts.residue.k, target.bits), facts.residue.base)
+    if lo == hi:  # a single value casts exactly, once per extension
+        values = [cast(lo, source, target, Reading("floor", extension)) for extension in sorted(extensions)]
+        return Facts(Bounds(min(values), max(values)), residue)
+    if target.bits > source.bits and not source.signed and "sign" in extensions:
+        half = 1 << (source.bits - 1)
+        if hi >= half:  # sign-extended, [max(lo, half), hi] drops by 2**W; the hull keeps the rest
+            lo = max(lo, half) - (1 << source.bits)
+            hi = hi if "zero" in extensions or facts.bounds.lo < half else hi - (1 << source.bits)
+    return Facts(_fit(lo, hi, target), residue)
+
+
+def _floor_division(op: str, a: Facts, b: Facts, dtype: Dtype, j: int | None) -> Facts:
+    ra = a.residue
+    if op == "//":
+        quotients = [x // y for x in (a.bounds.lo, a.bounds.hi) for y in (b.bounds.lo, b.bounds.hi)]
+        shifts = j is not None and j <= ra.k and b.bounds.lo > 0  # floor by 2**j is an arithmetic shift
+        residue = _residue(ra.k - j, ra.base >> j) if shifts and j is not None else Residue(0, 0)
+        return Facts(_fit(min(quotients), max(quotients), dtype), residue)
+    if b.bounds.lo > 0:
+        inside = a.bounds.lo >= 0 and a.bounds.hi < b.bounds.lo
+        bounds = a.bounds if inside else Bounds(0, b.bounds.hi - 1)
+    else:
+        inside = b.bounds.hi < a.bounds.lo and a.bounds.hi <= 0
+        bounds = a.bounds if inside else Bounds(b.bounds.lo + 1, 0)
+    # a = q*d + r with d = +-2**j: r is a modulo 2**j, whichever way q rounds
+    residue = _residue(min(ra.k, j), ra.base) if j is not None else Residue(0, 0)
+    return Facts(bounds, residue)
+
+
+def _truncating_division(op: str, a: Facts, b: Facts, dtype: Dtype, j: int | None) -> Facts:
+    ra = a.residue
+    if op == "//":
+        corners = [(x, y) for x in (a.bounds.lo, a.bounds.hi) for y in (b.bounds.lo, b.bounds.hi)]
+        quotients = [truncating_div(x, y) for x, y in corners]
+        # an exact division (the low j bits are 0) or a non-negative dividend rounds as floor does
+        exact = j is not None and j <= ra.k and ra.base % (1 << j) == 0
+        if j is not None and j <= ra.k and b.bounds.lo > 0 and (exact or a.bounds.lo >= 0):
+            residue = _residue(ra.k - j, ra.base >> j)
+        else:
+            residue = Residue(0, 0)
+        return Facts(_fit(min(quotients), max(quotients), dtype), residue)
+    # the remainder takes the dividend's sign, |r| < |d| and |r| <= |a|
+    most = max(abs(b.bounds.lo), abs(b.bounds.hi)) - 1
+    bounds = Bounds(max(min(a.bounds.lo, 0), -most), min(max(a.bounds.hi, 0), most))
+    residue = _residue(min(ra.k, j), ra.base) if j is not None else Residue(0, 0)
+    return Facts(bounds, residue)
+
+
+def _combine(op: str, a: Facts, b: Facts, dtype: Dtype, divisions: frozenset[str]) -> Facts | None:
+    """One rule per operator at the node's dtype; None when the divisor may be zero."""
     ra, rb = a.residue, b.residue
+    bits = dtype.bits
     if op == "+":
-        bounds = _fit(a.bounds.lo + b.bounds.lo, a.bounds.hi + b.bounds.hi, bits)
+        bounds = _fit(a.bounds.lo + b.bounds.lo, a.bounds.hi + b.bounds.hi, dtype)
         return Facts(bounds, _residue(min(ra.k, rb.k), ra.base + rb.base))
     if op == "-":
-        bounds = _fit(a.bounds.lo - b.bounds.hi, a.bounds.hi - b.bounds.lo, bits)
+        bounds = _fit(a.bounds.lo - b.bounds.hi, a.bounds.hi - b.bounds.lo, dtype)
         return Facts(bounds, _residue(min(ra.k, rb.k), ra.base - rb.base))
     if op == "*":
         corners = [x * y for x in (a.bounds.lo, a.bounds.hi) for y in (b.bounds.lo, b.bounds.hi)]
         k = min(ra.k + rb.k, ra.k + _twos(rb.base, bits), rb.k + _twos(ra.base, bits), bits)
-        return Facts(_fit(min(corners), max(corners), bits), _residue(k, ra.base * rb.base))
+        return Facts(_fit(min(corners), max(corners), dtype), _residue(k, ra.base * rb.base))
     if op in ("min", "max"):
         pick = min if op == "min" else max
         k = min(ra.k, rb.k, _twos(ra.base - rb.base, bits))
@@ -95,90 +153,139 @@ def _combine(op: str, a: Facts, b: Facts, bits: int) -> Facts | None:
         return Facts(bounds, _residue(k, ra.base))
     if b.bounds.lo <= 0 <= b.bounds.hi:
         return None
-    j = power_of_two_log(b.bounds.lo) if b.bounds.lo == b.bounds.hi else None
-    if op == "//":
-        quotients = _floor_div_bounds(a.bounds, b.bounds)
-        residue = _residue(ra.k - j, ra.base >> j) if j is not None and j <= ra.k else Residue(0, 0)
-        return Facts(_fit(min(quotients), max(quotients), bits), residue)
-    if b.bounds.lo > 0:
-        inside = a.bounds.lo >= 0 and a.bounds.hi < b.bounds.lo
-        bounds = a.bounds if inside else Bounds(0, b.bounds.hi - 1)
-    else:
-        inside = b.bounds.hi < a.bounds.lo and a.bounds.hi <= 0
-        bounds = a.bounds if inside else Bounds(b.bounds.lo + 1, 0)
-    residue = _residue(min(ra.k, j), ra.base) if j is not None else Residue(0, 0)
-    return Facts(bounds, residue)
+    j = power_of_two_log(abs(b.bounds.lo)) if b.bounds.lo == b.bounds.hi else None
+    if not dtype.signed:  # unsigned operands: floor and truncation agree
+        return _floor_division(op, a, b, dtype, j)
+    rules = {"floor": _floor_division, "trunc": _truncating_division}
+    results = [rules[division](op, a, b, dtype, j) for division in sorted(divisions)]
+    joined = results[0]
+    for other in results[1:]:
+        joined = _join(joined, other)
+    return joined
+
+
+def _negate(inner: Facts, dtype: Dtype) -> Facts:
+    """`-a` wraps in `a`'s dtype: an unsigned non-zero value becomes `2**W - a`."""
+    residue = _residue(inner.residue.k, -inner.residue.base)
+    lo, hi = inner.bounds.lo, inner.bounds.hi
+    if dtype.signed:
+        return Facts(_fit(-hi, -lo, dtype), residue)
+    if lo == hi == 0:
+        return Facts(Bounds(0, 0), residue)
+    size = 1 << dtype.bits
+    return Facts(Bounds(size - hi, size - lo) if lo > 0 else full_range(dtype), residue)
 
 
 class AbstractProver:
     """Proves goals from per-name ranges and residues; answers only "proven" or "not here"."""
 
-    def __init__(self, scope: Scope) -> None:
+    def __init__(self, scope: Scope, readings: tuple[Reading, ...]) -> None:
         self._scope = scope
-        self._declarations = {decl.name: decl for decl in scope.declarations}
+        self._divisions = frozenset(reading.division for reading in readings)
+        self._extensions = frozenset(reading.extension for reading in readings)
         self._names: dict[str, Facts] = {}
 
-    def proves(self, expr: Expr, goal: str, factor: int, bits: int) -> bool:
-        """Whether `goal` holds for `expr` at `bits` under every admissible assignment."""
-        facts = self.facts(expr, bits)
+    def proves(self, expr: Expr, goal: str, factor: int) -> bool:
+        """Whether `goal` holds for the executed value of `expr` under every admissible assignment."""
+        facts = self.executed(expr)
         if facts is None:
             return False
         if goal == "non_negative":
             return facts.bounds.lo >= 0
+        bits = goal_dtype(self._scope.type_of(expr), self._scope.index).bits
         need = min(factor.bit_length() - 1, bits)
         return facts.residue.k >= need and facts.residue.base % (1 << need) == 0
 
-    def facts(self, expr: Expr, bits: int) -> Facts | None:
-        """Range and residue of `expr` at `bits`, or None if it may divide by zero."""
-        if isinstance(expr, Const):
-            return _constant(expr.value, bits)
-        if isinstance(expr, Name):
-            return self._resized(self._name(expr.id), self._scope.width(expr.id), bits)
-        if isinstance(expr, Neg):
-            inner = self.facts(expr.operand, bits)
-            if inner is None:
-                return None
-            return Facts(
-                _fit(-inner.bounds.hi, -inner.bounds.lo, bits), _residue(inner.residue.k, -inner.residue.base)
-            )
-        left, right = self.facts(expr.left, bits), self.facts(expr.right, bits)
-        if left is None or right is None:
-            return None
-        return _combine(expr.op if isinstance(expr, BinOp) else expr.fn, left, right, bits)
+    def proves_window(self, offset: Expr, extent: Expr, bound: int) -> bool:
+        """Whether `offset + extent <= bound` (exact) under every admissible assignment."""
+        start, size = self.executed(offset), self.executed(extent)
+        return start is not None and size is not None and start.bounds.hi + size.bounds.hi <= bound
 
-    @staticmethod
-    def _resized(facts: Facts, width: int, bits: int) -> Facts:
-        """A name read at another width is sign-extended or truncated (residues mod 2**min survive)."""
-        if width == bits:
-            return facts
-        residue = _residue(min(facts.residue.k, bits), facts.residue.base)
-        return Facts(_fit(facts.bounds.lo, facts.bounds.hi, bits), residue)
+    def executed(self, expr: Expr) -> Facts | None:
+        """Facts of the offset's executed value: `expr` cast into the signed index."""
+        facts = self.facts(expr)
+        dtype = self._scope.type_of(expr)
+        return None if facts is None else self._cast(facts, dtype, goal_dtype(dtype, self._scope.index))
+
+    def _cast(self, facts: Facts, source: Dtype, target: Dtype) -> Facts:
+        return cast_facts(facts, source, target, self._extensions)
+
+    def facts(self, expr: Expr) -> Facts | None:
+        """Range and residue of `expr` at its dtype, or None if it may divide by zero."""
+        dtype = self._scope.type_of(expr)
+        if isinstance(expr, Const):
+            return _constant(expr.value, dtype)
+        if isinstance(expr, Name):
+            return self._name(expr.id)
+        if isinstance(expr, Neg):
+            inner = self.facts(expr.operand)
+            return None if inner is None else _negate(inner, dtype)
+        sides = [self.facts(side) for side in (expr.left, expr.right)]
+        if sides[0] is None or sides[1] is None:
+            return None
+        left = self._cast(sides[0], self._scope.type_of(expr.left), dtype)
+        right = self._cast(sides[1], self._scope.type_of(expr.right), dtype)
+        return _combine(expr.op if isinstance(expr, BinOp) else expr.fn, left, right, dtype, self._divisions)
 
     def _name(self, name: str) -> Facts:
         if name not in self._names:
-            decl = self._declarations.get(name)
-            self._names[name] = _top(self._scope.width(name)) if decl is None else self._declared(decl)
+            decl = self._scope.declaration(name)
+            self._names[name] = _top(self._scope.dtype(name)) if decl is None else self._declared(decl)
         return self._names[name]
+
+    def _operands(self, decl: Declaration) -> list[Facts] | None:
+        """A binding's operands cast to its dtype, or None if one may divide by zero."""
+        known = []
+        for op in decl.operands:
+            facts = self.facts(op)
+            if facts is None:
+                return None
+            known.append(self._cast(facts, self._scope.type_of(op), decl.dtype))
+        return known
 
     def _declared(self, decl: Declaration) -> Facts:
         """What one binding alone says about its name (the table in `planner.proofs.scope`)."""
-        bits = decl.bits
-        operands = [self.facts(op, bits) for op in decl.operands]
-        if any(facts is None for facts in operands):
-            return _top(bits)  # the binding may divide by zero: its name is then unconstrained
-        known = [facts for facts in operands if facts is not None]
+        dtype = decl.dtype
+        known = self._operands(decl)
+        if known is None:
+            return _top(dtype)  # the binding may divide by zero: its name is then unconstrained
         if decl.kind == "assign":
             return known[0]
         if decl.kind == "for":
             start, stop, step = known
             if step.bounds.lo <= 0 or start.bounds.lo > stop.bounds.hi - 1:
-                return _top(bits)
-            k = min(start.residue.k, step.residue.k, _twos(step.residue.base, bits))
+                return _top(dtype)
+            k = min(start.residue.k, step.residue.k, _twos(step.residue.base, dtype.bits))
             return Facts(Bounds(start.bounds.lo, stop.bounds.hi - 1), _residue(k, start.residue.base))
         if decl.kind == "spmd":
             extent = known[0].bounds
-            return _top(bits) if extent.hi < 1 else Facts(Bounds(0, extent.hi - 1), Residue(0, 0))
-        full = signed_range(bits)
-        lo = full.lo if decl.low is None else max(decl.low, full.lo)
-        hi = full.hi if decl.high is None else min(decl.high, full.hi)
-        return _top(bits) if lo > hi else Facts(Bounds(lo, hi), Residue(0, 0))
+            return _top(dtype) if extent.hi < 1 else Facts(Bounds(0, extent.hi - 1), Residue(0, 0))
+        if decl.kind == "induction":
+            return self._induction(decl, known[0], known[1])
+        lo = dtype.low if decl.low is None else max(decl.low, dtype.low)
+        hi = dtype.high if decl.high is None else min(decl.high, dtype.high)
+        return _top(dtype) if lo > hi else Facts(Bounds(lo, hi), Residue(0, 0))
+
+    def _induction(self, decl: Declaration, init: Facts, step: Facts) -> Facts:
+        """`init + step * i` with `i` in `[0, last]`, the loop's last iteration index."""
+        loop = self._scope.declaration(decl.loop or "")
+        last = None if loop is None else self._last_iteration(loop)
+        if last is None:
+            return _top(decl.dtype)
+        count = Facts(_fit(0, last, decl.dtype), Residue(0, 0))
+        product = _combine("*", step, count, decl.dtype, self._divisions)
+        assert product is not None
+        total = _combine("+", init, product, decl.dtype, self._divisions)
+        assert total is not None
+        return total
+
+    def _last_iteration(self, loop: Declaration) -> int | None:
+        known = self._operands(loop)
+        if known is None:
+            return None
+        if loop.kind == "spmd":
+            return known[0].bounds.hi - 1 if known[0].bounds.hi >= 1 else None
+        start, stop, step = known
+        if step.bounds.lo <= 0:
+            return None
+        return max(0, (stop.bounds.hi - 1 - start.bounds.lo) // step.bounds.lo)

@@ -12,7 +12,8 @@ from dataclasses import dataclass
 
 import z3
 
-from planner.proofs.concrete import evaluate, power_of_two_log, signed_values
+from planner.proofs.concrete import cast_into, power_of_two_log
+from planner.proofs.dtype import Dtype, Reading, goal_dtype
 from planner.proofs.expr import BinOp, Const, Expr, Name, Neg, free_names
 from planner.proofs.scope import Declaration, Scope
 
@@ -32,14 +33,6 @@ class Term:
 def conjunction(conditions: list[z3.BoolRef], ctx: z3.Context) -> z3.BoolRef:
     """All of `conditions`, in `ctx` even when there are none."""
     return z3.And(conditions) if conditions else z3.BoolVal(True, ctx)
-
-
-def resize(value: z3.BitVecRef, bits: int) -> z3.BitVecRef:
-    """Sign-extend or truncate to `bits`, as an IR cast between signed integer widths does."""
-    width = value.size()
-    if width < bits:
-        return z3.SignExt(bits - width, value)
-    return z3.Extract(bits - 1, 0, value) if width > bits else value
 
 
 def _power_of_two_shift(divisor: z3.BitVecRef) -> int | None:
@@ -70,16 +63,24 @@ _OPERATIONS: dict[str, Callable[[z3.BitVecRef, z3.BitVecRef], z3.BitVecRef]] = {
     "+": lambda a, b: a + b,
     "-": lambda a, b: a - b,
     "*": lambda a, b: a * b,
-    "//": floor_div,
-    "%": floor_mod,
-    "min": lambda a, b: z3.If(a <= b, a, b),
-    "max": lambda a, b: z3.If(a >= b, a, b),
 }
 
 
-class Encoder:
-    """Encodes expressions over one scope; terms are memoised per (expression, width).
+def less_or_equal(a: z3.BitVecRef, b: z3.BitVecRef, signed: bool) -> z3.BoolRef:
+    return a <= b if signed else z3.ULE(a, b)
 
+
+def less(a: z3.BitVecRef, b: z3.BitVecRef, signed: bool) -> z3.BoolRef:
+    return a < b if signed else z3.ULT(a, b)
+
+
+class Encoder:
+    """Encodes typed expressions over one scope; terms are memoised per expression.
+
+    Two Boolean selectors stand for the reading (`planner.proofs.dtype.Reading`): every
+    signed `//`/`%` truncates when `truncating` holds and floors otherwise, and every
+    unsigned widening sign-extends when `sign_extending` holds. Leaving them free lets one
+    query cover every reading; a model's selectors name the reading that breaks a goal.
     Each encoder owns a fresh Z3 context, so what it builds (and so the models a solver
     finds) depends only on its own history, never on other provers in the process.
     """
@@ -87,8 +88,10 @@ class Encoder:
     def __init__(self, scope: Scope) -> None:
         self.scope = scope
         self.ctx = z3.Context()
+        self.truncating = z3.Bool("reading.trunc", self.ctx)
+        self.sign_extending = z3.Bool("reading.sign", self.ctx)
         self._variables: dict[str, z3.BitVecRef] = {}
-        self._terms: dict[tuple[Expr, int], Term] = {}
+        self._terms: dict[Expr, Term] = {}
 
     def variable(self, name: str) -> z3.BitVecRef:
         """The bit-vector holding a name's value at its own width."""
@@ -96,31 +99,66 @@ class Encoder:
             self._variables[name] = z3.BitVec(name, self.scope.width(name), self.ctx)
         return self._variables[name]
 
-    def term(self, expr: Expr, bits: int) -> Term:
-        """The value of `expr` at `bits`, with the divisors that must be non-zero."""
-        key = (expr, bits)
-        if key not in self._terms:
-            self._terms[key] = self._encode(expr, bits)
-        return self._terms[key]
+    def division_is(self, division: str) -> z3.BoolRef:
+        """The selector constraint for a request's division semantics (`either` leaves it free)."""
+        if division == "either":
+            return z3.BoolVal(True, self.ctx)
+        return self.truncating if division == "trunc" else z3.Not(self.truncating)
 
-    def _encode(self, expr: Expr, bits: int) -> Term:
+    def cast(self, value: z3.BitVecRef, source: Dtype, target: Dtype) -> z3.BitVecRef:
+        """An IR cast (`planner.proofs.concrete.cast`), the unsigned widening left to the selector."""
+        grow = target.bits - source.bits
+        if grow < 0:
+            return z3.Extract(target.bits - 1, 0, value)
+        if grow == 0:
+            return value
+        if source.signed:
+            return z3.SignExt(grow, value)
+        return z3.If(self.sign_extending, z3.SignExt(grow, value), z3.ZeroExt(grow, value))
+
+    def term(self, expr: Expr) -> Term:
+        """The value of `expr` at its own dtype, with the divisors that must be non-zero."""
+        if expr not in self._terms:
+            self._terms[expr] = self._encode(expr)
+        return self._terms[expr]
+
+    def cast_term(self, expr: Expr, target: Dtype) -> Term:
+        """`expr` encoded and cast to `target`, as an assignment to a `target` value would."""
+        term = self.term(expr)
+        return Term(self.cast(term.value, self.scope.type_of(expr), target), term.divisors)
+
+    def _encode(self, expr: Expr) -> Term:
+        dtype = self.scope.type_of(expr)
         if isinstance(expr, Const):
-            return self._constant(expr.value, bits)
+            return self._constant(expr.value, dtype)
         if isinstance(expr, Name):
-            return Term(resize(self.variable(expr.id), bits))
-        folded = None if free_names(expr) else evaluate(expr, {}, bits, lambda _: bits)
-        if folded is not None:  # name-free and no division by zero: fold exactly, fewer solver terms
-            return self._constant(folded, bits)
+            return Term(self.variable(expr.id))
+        folded = constant_value(expr, dtype, self.scope)
+        if folded is not None:  # name-free, no division by zero, one value under every reading
+            return self._constant(folded, dtype)
         if isinstance(expr, Neg):
-            operand = self.term(expr.operand, bits)
+            operand = self.term(expr.operand)
             return Term(-operand.value, operand.divisors)
-        left, right = self.term(expr.left, bits), self.term(expr.right, bits)
+        left, right = self.cast_term(expr.left, dtype), self.cast_term(expr.right, dtype)
         op = expr.op if isinstance(expr, BinOp) else expr.fn
         divisors = left.divisors + right.divisors + ((right.value,) if op in ("//", "%") else ())
-        return Term(_OPERATIONS[op](left.value, right.value), divisors)
+        return Term(self._operation(op, left.value, right.value, dtype.signed), divisors)
 
-    def _constant(self, value: int, bits: int) -> Term:
-        return Term(z3.BitVecVal(value % (1 << bits), bits, self.ctx))
+    def _operation(self, op: str, a: z3.BitVecRef, b: z3.BitVecRef, signed: bool) -> z3.BitVecRef:
+        if op in _OPERATIONS:
+            return _OPERATIONS[op](a, b)
+        if op == "min":
+            return z3.If(less_or_equal(a, b, signed), a, b)
+        if op == "max":
+            return z3.If(less_or_equal(b, a, signed), a, b)
+        if not signed:  # unsigned division: floor and truncation agree
+            return z3.UDiv(a, b) if op == "//" else z3.URem(a, b)
+        if op == "//":
+            return z3.If(self.truncating, a / b, floor_div(a, b))  # `/` is bvsdiv, truncating
+        return z3.If(self.truncating, z3.SRem(a, b), floor_mod(a, b))
+
+    def _constant(self, value: int, dtype: Dtype) -> Term:
+        return Term(z3.BitVecVal(value % (1 << dtype.bits), dtype.bits, self.ctx))
 
     def admissible(self, decl: Declaration) -> z3.BoolRef:
         """The binding's rule, plus the high-bits-zero fact it implies when its bounds are constant.
@@ -130,39 +168,102 @@ class Encoder:
         """
         rule = self._rule(decl)
         value = self.variable(decl.name)
-        high = constant_high(decl)
+        high = constant_high(decl, self.scope)
         if high is None or high.bit_length() >= decl.bits:
             return rule
         return z3.And(rule, z3.Extract(decl.bits - 1, max(high.bit_length(), 1), value) == 0)
 
+    def _operands(self, decl: Declaration) -> tuple[list[z3.BitVecRef], z3.BoolRef]:
+        """A binding's operands cast to its dtype, and the condition that none divides by zero."""
+        terms = [self.cast_term(op, decl.dtype) for op in decl.operands]
+        return [term.value for term in terms], conjunction([term.defined() for term in terms], self.ctx)
+
     def _rule(self, decl: Declaration) -> z3.BoolRef:
         """The binding's rule (table in `planner.proofs.scope`) as a constraint on its variable."""
         value = self.variable(decl.name)
-        terms = [self.term(op, decl.bits) for op in decl.operands]
-        defined = conjunction([term.defined() for term in terms], self.ctx)
+        operands, defined = self._operands(decl)
+        signed = decl.dtype.signed
         if decl.kind == "assign":
-            return z3.Implies(defined, value == terms[0].value)
+            return z3.Implies(defined, value == operands[0])
         if decl.kind == "for":
-            start, stop, step = (term.value for term in terms)
-            stride = z3.URem(z3.SignExt(1, value) - z3.SignExt(1, start), z3.ZeroExt(1, step)) == 0
-            return z3.Implies(z3.And(defined, step > 0), z3.And(start <= value, value < stop, stride))
+            start, stop, step = operands
+            taken = self._iteration_count(decl, start, step)
+            stride = z3.URem(taken[0], taken[1]) == 0
+            within = z3.And(less_or_equal(start, value, signed), less(value, stop, signed), stride)
+            return z3.Implies(z3.And(defined, _positive(step, signed)), within)
         if decl.kind == "spmd":
-            return z3.Implies(defined, z3.And(value >= 0, value < terms[0].value))
-        return z3.And(_at_least(value, decl.low), _at_most(value, decl.high))
+            zero = z3.BitVecVal(0, decl.bits, self.ctx)
+            inside = z3.And(less_or_equal(zero, value, signed), less(value, operands[0], signed))
+            return z3.Implies(defined, inside)
+        if decl.kind == "induction":
+            return self._induction(decl, value, operands, defined)
+        return z3.And(_at_least(value, decl.dtype, decl.low), _at_most(value, decl.dtype, decl.high))
 
-    def violation(self, goal: str, value: z3.BitVecRef, factor: int) -> z3.BoolRef:
-        """The negated goal for one value (nz-layout.md 7.3)."""
+    def _iteration_count(
+        self, loop: Declaration, start: z3.BitVecRef, step: z3.BitVecRef
+    ) -> tuple[z3.BitVecRef, z3.BitVecRef]:
+        """`(value - start, step)` one bit wider, exact for any admissible value (`value >= start`)."""
+        extend = z3.SignExt if loop.dtype.signed else z3.ZeroExt
+        return extend(1, self.variable(loop.name)) - extend(1, start), z3.ZeroExt(1, step)
+
+    def _induction(
+        self, decl: Declaration, value: z3.BitVecRef, operands: list[z3.BitVecRef], defined: z3.BoolRef
+    ) -> z3.BoolRef:
+        """`value == init + step * i` for the iteration `i` of its loop, where the loop constrains it."""
+        init, step = operands
+        loop = self.scope.declaration(decl.loop or "")
+        assert loop is not None and loop.kind in ("for", "spmd")
+        if loop.kind == "spmd":
+            count = z3.ZeroExt(1, self.variable(loop.name))
+            constrained = z3.BoolVal(True, self.ctx)
+        else:
+            (loop_start, _, loop_step), loop_defined = self._operands(loop)
+            difference, stride = self._iteration_count(loop, loop_start, loop_step)
+            count = z3.UDiv(difference, stride)
+            constrained = z3.And(loop_defined, _positive(loop_step, loop.dtype.signed))
+        width = count.size()
+        if width > decl.bits:
+            count = z3.Extract(decl.bits - 1, 0, count)
+        else:
+            count = z3.ZeroExt(decl.bits - width, count)
+        return z3.Implies(z3.And(defined, constrained), value == init + step * count)
+
+    def violation(self, goal: str, expr: Expr, factor: int) -> z3.BoolRef:
+        """The negated goal for an offset's executed value (nz-layout.md 7.3)."""
+        executed = self.cast_term(expr, goal_dtype(self.scope.type_of(expr), self.scope.index)).value
         if goal == "non_negative":
-            return value < 0
-        low_bits = min(factor.bit_length() - 1, value.size())
-        return z3.BoolVal(False, self.ctx) if low_bits == 0 else z3.Extract(low_bits - 1, 0, value) != 0
+            return executed < 0
+        low_bits = min(factor.bit_length() - 1, executed.size())
+        return z3.BoolVal(False, self.ctx) if low_bits == 0 else z3.Extract(low_bits - 1, 0, executed) != 0
+
+    def window_end(self, offset: Expr, extent: Expr) -> z3.BitVecRef:
+        """`offset + extent` of executed values, two bits wider than either so it cannot wrap."""
+        ends = [
+            self.cast_term(side, goal_dtype(self.scope.type_of(side), self.scope.index)).value
+            for side in (offset, extent)
+        ]
+        width = max(end.size() for end in ends) + 2
+        start, size = (z3.SignExt(width - end.size(), end) for end in ends)
+        return start + size
 
 
-def constant_high(decl: Declaration) -> int | None:
-    """`high` when the binding alone confines its name to `[0, high]` (constant bounds), else None."""
-    if any(free_names(op) for op in decl.operands):
+def _positive(value: z3.BitVecRef, signed: bool) -> z3.BoolRef:
+    return value > 0 if signed else value != 0
+
+
+def constant_value(expr: Expr, dtype: Dtype, scope: Scope) -> int | None:
+    """The value of a name-free expression cast to `dtype` when every division reading agrees on it."""
+    if free_names(expr):
         return None
-    values = [evaluate(op, {}, decl.bits, lambda _: decl.bits) for op in decl.operands]
+    values = {cast_into(expr, {}, scope, dtype, Reading(division)) for division in ("floor", "trunc")}
+    return values.pop() if len(values) == 1 else None
+
+
+def constant_high(decl: Declaration, scope: Scope) -> int | None:
+    """`high` when the binding alone confines its name to `[0, high]` (constant bounds), else None."""
+    if decl.kind == "induction":
+        return None
+    values = [constant_value(op, decl.dtype, scope) for op in decl.operands]
     known = [value for value in values if value is not None]
     if len(known) < len(values):
         return None
@@ -177,17 +278,17 @@ def constant_high(decl: Declaration) -> int | None:
     return high if low is not None and high is not None and 0 <= low <= high else None
 
 
-def _at_least(value: z3.BitVecRef, low: int | None) -> z3.BoolRef:
-    every = signed_values(value.size())
-    smallest, largest = every.start, every.stop - 1
-    if low is None or low <= smallest:
+def _at_least(value: z3.BitVecRef, dtype: Dtype, low: int | None) -> z3.BoolRef:
+    if low is None or low <= dtype.low:
         return z3.BoolVal(True, value.ctx)
-    return z3.BoolVal(False, value.ctx) if low > largest else value >= low
+    if low > dtype.high:
+        return z3.BoolVal(False, value.ctx)
+    return less_or_equal(z3.BitVecVal(low % (1 << dtype.bits), dtype.bits, value.ctx), value, dtype.signed)
 
 
-def _at_most(value: z3.BitVecRef, high: int | None) -> z3.BoolRef:
-    every = signed_values(value.size())
-    smallest, largest = every.start, every.stop - 1
-    if high is None or high >= largest:
+def _at_most(value: z3.BitVecRef, dtype: Dtype, high: int | None) -> z3.BoolRef:
+    if high is None or high >= dtype.high:
         return z3.BoolVal(True, value.ctx)
-    return z3.BoolVal(False, value.ctx) if high < smallest else value <= high
+    if high < dtype.low:
+        return z3.BoolVal(False, value.ctx)
+    return less_or_equal(value, z3.BitVecVal(high % (1 << dtype.bits), dtype.bits, value.ctx), dtype.signed)

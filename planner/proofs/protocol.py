@@ -29,9 +29,18 @@ ProofStatus: TypeAlias = Literal["proven", "refuted", "unknown"]
 AscendTargetField: TypeAlias = Literal["a2a3", "a5"] | None
 
 
+Division: TypeAlias = Literal["floor", "trunc", "either"]
+"""How `//` and `%` on signed values are read: floor, truncation toward zero, or both must hold."""
+
+
 class _BindingBase(ContractModel):
     name: Identifier
     bits: BitWidth | None = None  # default: the request's index width
+    signed: bool | None = None  # default true; unsigned widens by zero- (and must hold sign-) extension
+
+    @property
+    def is_signed(self) -> bool:
+        return self.signed is not False
 
 
 class AssignBinding(_BindingBase):
@@ -75,6 +84,15 @@ class IterArgBinding(_BindingBase):
     kind: Literal["iter_arg"] = "iter_arg"
 
 
+class InductionBinding(_BindingBase):
+    """A loop-carried `x = x + step` in loop `loop` (a for/spmd binding): `init + step * i` at iteration i."""
+
+    kind: Literal["induction"] = "induction"
+    init: Expression
+    step: Expression
+    loop: Identifier
+
+
 class ParamBinding(_BindingBase):
     """Scalar parameter, optionally with a known inclusive range."""
 
@@ -90,6 +108,7 @@ Binding: TypeAlias = Annotated[
     | BlockIdxBinding
     | BlockNumBinding
     | IterArgBinding
+    | InductionBinding
     | ParamBinding,
     Field(discriminator="kind"),
 ]
@@ -106,6 +125,14 @@ class ProofsCheckRequest(ContractModel):
     factor: Annotated[int, Field(ge=1, le=2**62)] = 16
     goals: list[Goal] = Field(default_factory=_every_goal, min_length=1)
     target: AscendTargetField = None
+    division: Division = "floor"
+
+
+class ReadingRecord(ContractModel):
+    """The semantics under which a refuted obligation breaks: how `//`/`%` round, how unsigned widens."""
+
+    division: Literal["floor", "trunc"]
+    extension: Literal["zero", "sign"]
 
 
 class ProofResult(ContractModel):
@@ -113,6 +140,8 @@ class ProofResult(ContractModel):
     status: ProofStatus
     counterexample: dict[str, int] | None = None
     reason: str | None = None  # why a result is unknown (resource limit, unsupported width, ...)
+    reading: ReadingRecord | None = None  # refuted: the reading that breaks the goal
+    value: int | None = None  # refuted: the offset's executed value under the counterexample
 
 
 class ProofsCheckResponse(ContractModel):

@@ -1,16 +1,17 @@
-"""Discharges `multiple_of` / `non_negative` obligations with Z3 (nz-layout.md 7.3).
+"""Discharges `multiple_of` / `non_negative` / window obligations with Z3 (nz-layout.md 7.3).
 
 One `Prover` holds one binding list, a verdict cache keyed by the canonical obligation, and,
 built on first need, one incremental solver with the admissibility facts asserted once.
 Each obligation is first tried on the range/residue domains of `planner.proofs.abstract`
 (microseconds, no solver); what they do not establish is checked under push/pop: `proven`
-when its negation is unsatisfiable, `refuted` with a counterexample that the concrete
-semantics confirms, `unknown` otherwise (a resource limit included) -- never proven on a guess.
+when its negation is unsatisfiable under every reading the division semantics admits,
+`refuted` with a counterexample that the concrete semantics confirms under a named reading,
+`unknown` otherwise (a resource limit included) -- never proven on a guess.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal, TypeAlias
@@ -19,13 +20,14 @@ import z3
 
 from planner.proofs import concrete, errors
 from planner.proofs.abstract import AbstractProver
+from planner.proofs.dtype import DivisionSemantics, Reading, goal_dtype, readings
 from planner.proofs.encode import Encoder
 from planner.proofs.expr import Expr, ExpressionError, parse_expr
 from planner.proofs.protocol import Binding
-from planner.proofs.scope import check_width, make_scope
+from planner.proofs.scope import make_scope
 
 _parse = lru_cache(maxsize=4096, typed=True)(parse_expr)  # hot: every check names its offset as text
-GoalName: TypeAlias = Literal["multiple_of", "non_negative"]
+GoalName: TypeAlias = Literal["multiple_of", "non_negative", "at_most"]
 Status: TypeAlias = Literal["proven", "refuted", "unknown"]
 GOALS: tuple[GoalName, ...] = ("multiple_of", "non_negative")
 DEFAULT_RLIMIT = 5_000_000  # deterministic Z3 resource units, roughly a second of solving
@@ -37,15 +39,23 @@ UNCONFIRMED = "the solver's counterexample did not replay under the concrete sem
 
 @dataclass(frozen=True, slots=True)
 class Verdict:
-    """The outcome of one obligation; `counterexample` maps every name to a signed int."""
+    """The outcome of one obligation; `counterexample` maps every name to the int its dtype reads.
+
+    A refutation also names the `reading` that breaks the goal and the offset's executed
+    `value` there (for a window bound, where the window ends).
+    """
 
     goal: GoalName
     status: Status
     counterexample: dict[str, int] | None = None
     reason: str | None = None
+    reading: Reading | None = None
+    value: int | None = None
 
 
-ObligationKey: TypeAlias = tuple[Expr, GoalName, int, int]
+ObligationKey: TypeAlias = tuple[Expr, GoalName, int, DivisionSemantics]
+WindowKey: TypeAlias = tuple[Expr, Expr, int, DivisionSemantics]
+Replay: TypeAlias = tuple[bool, int | None]  # (the goal breaks, the executed value) under one reading
 
 
 class Prover:
@@ -63,10 +73,11 @@ class Prover:
         """`abstract=False` sends every obligation to Z3 (to measure or test the solver path alone)."""
         self.scope = make_scope(bindings, index_bits, target)
         self.rlimit = rlimit
-        self._abstract = AbstractProver(self.scope) if abstract else None
+        self._abstract = abstract
+        self._domains: dict[DivisionSemantics, AbstractProver] = {}
         self._z3: tuple[Encoder, z3.Solver] | None = None
-        self._cache: dict[ObligationKey, Verdict] = {}
-        self._vacuous: bool | None = None
+        self._cache: dict[ObligationKey | WindowKey, Verdict] = {}
+        self._vacuous: dict[DivisionSemantics, bool] = {}
 
     @property
     def _encoder(self) -> Encoder:
@@ -86,53 +97,133 @@ class Prover:
             self._z3 = (encoder, solver)
         return self._z3
 
+    def _domain(self, division: DivisionSemantics) -> AbstractProver | None:
+        if not self._abstract:
+            return None
+        if division not in self._domains:
+            self._domains[division] = AbstractProver(self.scope, readings(division))
+        return self._domains[division]
+
     def check(
-        self, expr: Expr | int | str, goal: GoalName, factor: int = 1, bits: int | None = None
+        self, expr: Expr | int | str, goal: GoalName, factor: int = 1, division: DivisionSemantics = "floor"
     ) -> Verdict:
-        """Decide `goal` for `expr` at `bits` (default: declared width) for all admissible assignments."""
-        key = self._key(expr, goal, factor, bits)
+        """Decide `goal` for the executed value of `expr` under every admissible assignment and reading."""
+        key = self._key(expr, goal, factor, division)
         if key not in self._cache:
             self._cache[key] = self._decide(*key)
         return self._cache[key]
 
-    def _key(self, expr: Expr | int | str, goal: GoalName, factor: int, bits: int | None) -> ObligationKey:
+    def check_window(
+        self,
+        offset: Expr | int | str,
+        extent: Expr | int | str,
+        bound: int,
+        division: DivisionSemantics = "floor",
+    ) -> Verdict:
+        """Decide `offset + extent <= bound` (exact, no wrap) for every admissible assignment and reading."""
+        key: WindowKey = (self._tree(offset), self._tree(extent), bound, _division(division))
+        if key not in self._cache:
+            self._cache[key] = self._decide_window(*key)
+        return self._cache[key]
+
+    def _tree(self, expr: Expr | int | str) -> Expr:
         try:
-            tree = _parse(expr)
+            return _parse(expr)
         except ExpressionError as exc:
             raise errors.ProofError(errors.BAD_EXPRESSION, str(exc)) from None
+
+    def _key(
+        self, expr: Expr | int | str, goal: GoalName, factor: int, division: DivisionSemantics
+    ) -> ObligationKey:
+        tree = self._tree(expr)
         if goal not in GOALS:
             raise errors.ProofError(errors.BAD_GOAL, f"unknown goal {goal!r}: expected one of {list(GOALS)}")
         if isinstance(factor, bool) or not isinstance(factor, int) or factor < 1 or factor & (factor - 1):
             raise errors.ProofError(
                 errors.BAD_FACTOR, f"factor must be a positive power of two (16, 32, ...), got {factor!r}"
             )
-        width = self.scope.declared_width(tree) if bits is None else check_width(bits, "bits")
-        return tree, goal, factor if goal == "multiple_of" else 1, width
+        return tree, goal, factor if goal == "multiple_of" else 1, _division(division)
 
-    def _decide(self, expr: Expr, goal: GoalName, factor: int, bits: int) -> Verdict:
-        if self._abstract is not None and self._abstract.proves(expr, goal, factor, bits):
+    def _decide(self, expr: Expr, goal: GoalName, factor: int, division: DivisionSemantics) -> Verdict:
+        domain = self._domain(division)
+        if domain is not None and domain.proves(expr, goal, factor):
             return Verdict(goal, "proven")
-        term = self._encoder.term(expr, bits)
-        violation = self._encoder.violation(goal, term.value, factor)
+        term = self._encoder.term(expr)
+        violation = self._encoder.violation(goal, expr, factor)
+        broken = z3.Or(z3.Not(term.defined()), violation) if term.divisors else violation
+
+        def replay(env: dict[str, int], reading: Reading) -> Replay:
+            value = concrete.offset_value(expr, env, self.scope, reading)
+            bits = goal_dtype(self.scope.type_of(expr), self.scope.index).bits
+            return not concrete.goal_holds(goal, value, factor, bits), value
+
+        return self._solve(goal, broken, division, self.scope.free_names(expr), replay)
+
+    def _decide_window(self, offset: Expr, extent: Expr, bound: int, division: DivisionSemantics) -> Verdict:
+        domain = self._domain(division)
+        if domain is not None and domain.proves_window(offset, extent, bound):
+            return Verdict("at_most", "proven")
+        end = self._encoder.window_end(offset, extent)
+        defined = z3.And(self._encoder.term(offset).defined(), self._encoder.term(extent).defined())
+        broken = z3.Or(z3.Not(defined), end > z3.BitVecVal(bound, end.size(), end.ctx))
+        names = tuple(sorted(set(self.scope.free_names(offset)) | set(self.scope.free_names(extent))))
+
+        def replay(env: dict[str, int], reading: Reading) -> Replay:
+            value = concrete.window_end(offset, extent, env, self.scope, reading)
+            return value is None or value > bound, value
+
+        return self._solve("at_most", broken, division, names, replay)
+
+    def _solve(
+        self,
+        goal: GoalName,
+        broken: z3.BoolRef,
+        division: DivisionSemantics,
+        names: tuple[str, ...],
+        replay: Callable[[dict[str, int], Reading], Replay],
+    ) -> Verdict:
+        """Search for an admissible assignment and reading that break the goal; confirm it concretely."""
         self._solver.push()
         try:
-            self._solver.add(z3.Or(z3.Not(term.defined()), violation) if term.divisors else violation)
+            self._solver.add(self._encoder.division_is(division), broken)
             outcome = self._solver.check()
             if outcome == z3.sat:
-                return self._refutation(expr, goal, factor, bits, self._solver.model())
+                model = self._solver.model()
+                env = self._assignment(model, names)
+                return self._confirmed(goal, env, self._candidates(model, division), replay)
             if outcome != z3.unsat:
                 return Verdict(goal, "unknown", reason=self._unknown_reason())
         finally:
             self._solver.pop()
-        return Verdict(goal, "proven", reason=VACUOUS if self._bindings_are_vacuous() else None)
+        return Verdict(goal, "proven", reason=VACUOUS if self._bindings_are_vacuous(division) else None)
 
-    def _refutation(self, expr: Expr, goal: GoalName, factor: int, bits: int, model: z3.ModelRef) -> Verdict:
-        assignment = self._assignment(model, self.scope.free_names(expr))
-        value = concrete.evaluate(expr, assignment, bits, self.scope.width)
-        admitted = all(concrete.admits(decl, assignment, self.scope) for decl in self.scope.declarations)
-        if not admitted or concrete.goal_holds(goal, value, factor, bits):
-            return Verdict(goal, "unknown", reason=UNCONFIRMED)
-        return Verdict(goal, "refuted", assignment, DIVIDES_BY_ZERO if value is None else None)
+    def _candidates(self, model: z3.ModelRef, division: DivisionSemantics) -> list[Reading]:
+        """The allowed readings, the model's own first (the others follow in a fixed order)."""
+        truncating = z3.is_true(model.eval(self._encoder.truncating, model_completion=True))
+        sign = z3.is_true(model.eval(self._encoder.sign_extending, model_completion=True))
+        found = Reading("trunc" if truncating else "floor", "sign" if sign else "zero")
+        allowed = readings(division)
+        if found not in allowed:
+            return list(allowed)
+        return [found, *(reading for reading in allowed if reading != found)]
+
+    def _confirmed(
+        self,
+        goal: GoalName,
+        env: dict[str, int],
+        candidates: list[Reading],
+        replay: Callable[[dict[str, int], Reading], Replay],
+    ) -> Verdict:
+        """The first reading under which `env` is admissible and breaks the goal, else unknown."""
+        for reading in candidates:
+            if not concrete.admitted(env, self.scope, reading):
+                continue
+            broken, value = replay(env, reading)
+            if broken:
+                return Verdict(
+                    goal, "refuted", env, DIVIDES_BY_ZERO if value is None else None, reading, value
+                )
+        return Verdict(goal, "unknown", reason=UNCONFIRMED)
 
     def _assignment(self, model: z3.ModelRef, names: tuple[str, ...]) -> dict[str, int]:
         """Every name's signed value, read with one model evaluation of all variables side by side."""
@@ -144,7 +235,7 @@ class Prover:
         values: dict[str, int] = {}
         for name, variable in reversed(list(zip(names, variables, strict=True))):
             width = variable.size()
-            values[name] = concrete.wrap(packed & ((1 << width) - 1), width)
+            values[name] = concrete.represent(packed & ((1 << width) - 1), self.scope.dtype(name))
             packed >>= width
         return dict(sorted(values.items()))
 
@@ -154,7 +245,15 @@ class Prover:
             return f"resource limit reached (rlimit={self.rlimit})"
         return f"solver gave no answer: {reason}"
 
-    def _bindings_are_vacuous(self) -> bool:
-        if self._vacuous is None:
-            self._vacuous = self._solver.check() == z3.unsat
-        return self._vacuous
+    def _bindings_are_vacuous(self, division: DivisionSemantics) -> bool:
+        if division not in self._vacuous:
+            self._vacuous[division] = self._solver.check(self._encoder.division_is(division)) == z3.unsat
+        return self._vacuous[division]
+
+
+def _division(division: str) -> DivisionSemantics:
+    if division not in ("floor", "trunc", "either"):
+        raise errors.ProofError(
+            errors.BAD_DIVISION, f"unknown division {division!r}: expected 'floor', 'trunc' or 'either'"
+        )
+    return division  # type: ignore[return-value]

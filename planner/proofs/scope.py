@@ -12,25 +12,30 @@ for each binding kind is stated once per semantics:
 | block_idx | `0 <= v < max_block_count` with a target, `v >= 0` without |
 | block_num | `0 <= v <= max_block_count` with a target, `v >= 0` without |
 | iter_arg | any value |
+| induction | `v == init + step * i`, `i` the iteration of `loop`: `(value - start) / step`, or the lane |
 | param | `min <= v <= max`, either side optional |
 
-Names read but never bound are unconstrained values of the index width. Any name used at
-another width is sign-extended or truncated to it, as an IR cast would.
+Every operand is typed by `planner.proofs.dtype` and cast to the binding's dtype, as the IR's
+assignment would (so an INT8 `x = 300` holds 44). Only the request's declared numeric fields
+(loop start/stop/step, SPMD extents, param min/max) must fit the binding's dtype: they are
+declarations, not computations. Names read but never bound are unconstrained INDEX values.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from planner.proofs import errors
-from planner.proofs.expr import Expr, ExpressionError, Name, free_names, parse_expr
+from planner.proofs.dtype import Dtype, type_of
+from planner.proofs.expr import Const, Expr, ExpressionError, free_names, parse_expr
 from planner.proofs.protocol import (
     AssignBinding,
     Binding,
     BlockIdxBinding,
     BlockNumBinding,
     ForBinding,
+    InductionBinding,
     ParamBinding,
     SpmdBinding,
 )
@@ -44,16 +49,22 @@ MAX_BITS = 128
 class Declaration:
     """One binding, parsed: `operands` are its expressions, `low`/`high` its constant bounds.
 
-    Operands by kind: assign `(expr,)`, for `(start, stop, step)`, spmd `(extent,)`, others `()`.
-    `low`/`high` are inclusive and `None` where the side is open.
+    Operands by kind: assign `(expr,)`, for `(start, stop, step)`, spmd `(extent,)`, induction
+    `(init, step)` (with `loop` naming its loop's binding), others `()`. `low`/`high` are
+    inclusive and `None` where the side is open.
     """
 
     name: str
     kind: str
-    bits: int
+    dtype: Dtype
     operands: tuple[Expr, ...]
     low: int | None
     high: int | None
+    loop: str | None = None
+
+    @property
+    def bits(self) -> int:
+        return self.dtype.bits
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,15 +73,28 @@ class Scope:
 
     declarations: tuple[Declaration, ...]
     index_bits: int
-    explicit_bits: Mapping[str, int]
+    dtypes: Mapping[str, Dtype]
+    _types: dict[Expr, Dtype] = field(default_factory=dict, compare=False, repr=False)
+
+    @property
+    def index(self) -> Dtype:
+        return Dtype(self.index_bits, True)
+
+    def dtype(self, name: str) -> Dtype:
+        """The dtype a name's value lives at: its binding's, else INDEX."""
+        return self.dtypes.get(name) or self.index
 
     def width(self, name: str) -> int:
-        """The width a name's value lives at: its binding's, else the index width."""
-        return self.explicit_bits.get(name, self.index_bits)
+        return self.dtype(name).bits
 
-    def declared_width(self, expr: Expr) -> int:
-        """The width an expression is checked at by default (Prover.check with `bits=None`)."""
-        return self.explicit_bits.get(expr.id, self.index_bits) if isinstance(expr, Name) else self.index_bits
+    def type_of(self, expr: Expr) -> Dtype:
+        """The IR dtype of `expr` (see `planner.proofs.dtype`), memoised per expression."""
+        if expr not in self._types:
+            self._types[expr] = type_of(expr, self.dtype, self.index)
+        return self._types[expr]
+
+    def declaration(self, name: str) -> Declaration | None:
+        return next((decl for decl in self.declarations if decl.name == name), None)
 
     def free_names(self, expr: Expr) -> tuple[str, ...]:
         """Every name an assignment must give a value to (bound, or read unbound), sorted."""
@@ -114,7 +138,23 @@ def _operands(binding: Binding) -> tuple[Expr, ...]:
         return tuple(_parse(value, where) for value in (binding.start, binding.stop, binding.step))
     if isinstance(binding, SpmdBinding):
         return (_parse(binding.extent, where),)
+    if isinstance(binding, InductionBinding):
+        return (_parse(binding.init, where), _parse(binding.step, where))
     return ()
+
+
+def _declared_numbers(binding: Binding) -> tuple[int, ...]:
+    """The numeric fields a request declares for a binding (not computed: they must fit its dtype)."""
+    if isinstance(binding, ForBinding):
+        fields: tuple[int | str | None, ...] = (binding.start, binding.stop, binding.step)
+    elif isinstance(binding, SpmdBinding):
+        fields = (binding.extent,)
+    elif isinstance(binding, ParamBinding):
+        fields = (binding.min, binding.max)
+    else:
+        return ()
+    parsed = (parse_expr(field) for field in fields if field is not None)
+    return tuple(expr.value for expr in parsed if isinstance(expr, Const))
 
 
 def _bounds(binding: Binding, limit: int | None) -> tuple[int | None, int | None]:
@@ -135,15 +175,31 @@ def _declare(
             errors.DUPLICATE_BINDING, f"{binding.name!r} is bound twice: give each SSA value its own name"
         )
     operands = _operands(binding)
-    ahead = sorted({name for op in operands for name in free_names(op) if name in bound - earlier})
+    read = {name for op in operands for name in free_names(op)}
+    if isinstance(binding, InductionBinding):
+        read.add(binding.loop)
+        if binding.loop not in bound:
+            raise errors.ProofError(
+                errors.BAD_LOOP, f"induction {binding.name!r} names loop {binding.loop!r}, which is not bound"
+            )
+    ahead = sorted(name for name in read if name in bound - earlier)
     if ahead:
         raise errors.ProofError(
             errors.FORWARD_REFERENCE,
             f"binding {binding.name!r} reads {ahead} before they are bound: list bindings in program order",
         )
     bits = index_bits if binding.bits is None else check_width(binding.bits, f"bits of {binding.name!r}")
+    dtype = Dtype(bits, binding.is_signed)
+    outside = [value for value in _declared_numbers(binding) if not dtype.holds(value)]
+    if outside:
+        raise errors.ProofError(
+            errors.OUT_OF_WIDTH,
+            f"binding {binding.name!r} declares {outside[0]}, outside its {dtype.describe()} range "
+            f"[{dtype.low}, {dtype.high}]",
+        )
     low, high = _bounds(binding, limit)
-    return Declaration(binding.name, binding.kind, bits, operands, low, high)
+    loop = binding.loop if isinstance(binding, InductionBinding) else None
+    return Declaration(binding.name, binding.kind, dtype, operands, low, high, loop)
 
 
 def bindings_read_by(bindings: Sequence[Binding], expr: Expr) -> tuple[Binding, ...]:
@@ -160,6 +216,8 @@ def bindings_read_by(bindings: Sequence[Binding], expr: Expr) -> tuple[Binding, 
         if binding.name in needed:
             kept.append(binding)
             needed.update(name for operand in _operands(binding) for name in free_names(operand))
+            if isinstance(binding, InductionBinding):
+                needed.add(binding.loop)
     return tuple(reversed(kept))
 
 
@@ -170,8 +228,14 @@ def make_scope(bindings: Sequence[Binding], index_bits: int, target: str | None)
     bound = {binding.name for binding in bindings}
     earlier: set[str] = set()
     declarations = []
+    kinds = {binding.name: binding.kind for binding in bindings}
     for binding in bindings:
         declarations.append(_declare(binding, index_bits, limit, bound, earlier))
         earlier.add(binding.name)
-    explicit = {decl.name: decl.bits for b, decl in zip(bindings, declarations, strict=True) if b.bits}
-    return Scope(tuple(declarations), index_bits, explicit)
+        if isinstance(binding, InductionBinding) and kinds[binding.loop] not in ("for", "spmd"):
+            raise errors.ProofError(
+                errors.BAD_LOOP,
+                f"induction {binding.name!r} names {binding.loop!r}, a {kinds[binding.loop]} binding: "
+                "expected a for or spmd loop",
+            )
+    return Scope(tuple(declarations), index_bits, {decl.name: decl.dtype for decl in declarations})

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from planner.proofs.concrete import evaluate, signed_values
+from planner.proofs.concrete import cast_into, dtype_values, iteration, represent, signed_values
+from planner.proofs.dtype import IR_READING, Reading
 from planner.proofs.expr import free_names
 from planner.proofs.protocol import Binding
 from planner.proofs.scope import Declaration, Scope, make_scope
@@ -28,10 +29,10 @@ def edges(values: range) -> tuple[int, ...]:
     return tuple(dict.fromkeys(picks))
 
 
-def _candidates(decl: Declaration, env: dict[str, int], scope: Scope) -> tuple[int, ...]:
+def _candidates(decl: Declaration, env: dict[str, int], scope: Scope, reading: Reading) -> tuple[int, ...]:
     """The values tried for one binding, given the names bound before it."""
-    operands = [evaluate(op, env, decl.bits, scope.width) for op in decl.operands]
-    unconstrained = signed_values(decl.bits)
+    operands = [cast_into(op, env, scope, decl.dtype, reading) for op in decl.operands]
+    unconstrained = dtype_values(decl.dtype)
     if decl.kind == "assign":
         return edges(unconstrained) if operands[0] is None else (operands[0],)
     if decl.kind == "for":
@@ -40,8 +41,15 @@ def _candidates(decl: Declaration, env: dict[str, int], scope: Scope) -> tuple[i
             return edges(unconstrained)
         return edges(range(start, stop, step))
     if decl.kind == "spmd":
-        return edges(unconstrained if operands[0] is None else signed_values(decl.bits, 0, operands[0] - 1))
-    return edges(signed_values(decl.bits, decl.low, decl.high))
+        return edges(unconstrained if operands[0] is None else dtype_values(decl.dtype, 0, operands[0] - 1))
+    if decl.kind == "induction":
+        loop = scope.declaration(decl.loop or "")
+        count = None if loop is None else iteration(loop, env, scope, reading)
+        init, step = operands
+        if init is None or step is None or count is None:
+            return edges(unconstrained)
+        return (represent(init + step * count, decl.dtype),)
+    return edges(dtype_values(decl.dtype, decl.low, decl.high))
 
 
 def boundary_assignments(
@@ -51,8 +59,9 @@ def boundary_assignments(
     target: str | None = None,
     extra_names: Sequence[str] = (),
     limit: int = DEFAULT_SAMPLE_LIMIT,
+    reading: Reading = IR_READING,
 ) -> Iterator[dict[str, int]]:
-    """Admissible assignments `{name: signed int}` built from each binding's edge values.
+    """Admissible assignments `{name: int}` under one reading, built from each binding's edge values.
 
     Names in `extra_names` or read by a binding that no binding binds are unconstrained
     index-width values and take the edges of that range. At most `limit` assignments are produced.
@@ -72,7 +81,7 @@ def boundary_assignments(
             name, values = free[position], edges(signed_values(index_bits))
         else:
             decl = scope.declarations[position - len(free)]
-            name, values = decl.name, _candidates(decl, env, scope)
+            name, values = decl.name, _candidates(decl, env, scope, reading)
         for value in values:
             if produced >= limit:
                 return

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from pydantic import ValidationError
 
-from planner.proofs.concrete import admits, evaluate, goal_holds
+from planner.proofs.concrete import admitted, goal_holds, offset_value
+from planner.proofs.dtype import goal_dtype, readings
 from planner.proofs.expr import parse_expr
 from planner.proofs.protocol import ProofResult, ProofsCheckRequest, ProofsCheckResponse
 from planner.proofs.scope import make_scope
@@ -55,23 +56,25 @@ def _status_message(request: ProofsCheckRequest, ours: ProofResult, theirs: Proo
 
 
 def describe_assignment(request: ProofsCheckRequest, assignment: dict[str, int]) -> str:
-    """`name=value, ...` and what the offset evaluates to there, at its declared width."""
+    """`name=value, ...` and what the offset executes to there (floor division, zero-extension)."""
     scope = make_scope(request.bindings, request.bits, request.target)
-    expr = parse_expr(request.expr)
-    value = evaluate(expr, assignment, scope.declared_width(expr), scope.width)
+    value = offset_value(parse_expr(request.expr), assignment, scope, readings(request.division)[0])
     shown = ", ".join(f"{name}={assignment[name]}" for name in sorted(assignment))
     return f"{shown} gives {request.expr!r} = {'undefined (division by zero)' if value is None else value}"
 
 
 def refutes(request: ProofsCheckRequest, goal: str, assignment: dict[str, int] | None) -> bool:
-    """Whether `assignment` is admissible, gives every name read a value, and breaks `goal`."""
+    """Whether `assignment` gives every name read a value and, under some reading the request's
+    division admits, is admissible and breaks `goal`."""
     if assignment is None:
         return False
     scope = make_scope(request.bindings, request.bits, request.target)
     expr = parse_expr(request.expr)
     if any(name not in assignment for name in scope.free_names(expr)):
         return False
-    if not all(admits(decl, assignment, scope) for decl in scope.declarations):
-        return False
-    bits = scope.declared_width(expr)
-    return not goal_holds(goal, evaluate(expr, assignment, bits, scope.width), request.factor, bits)
+    bits = goal_dtype(scope.type_of(expr), scope.index).bits
+    return any(
+        admitted(assignment, scope, reading)
+        and not goal_holds(goal, offset_value(expr, assignment, scope, reading), request.factor, bits)
+        for reading in readings(request.division)
+    )

@@ -33,6 +33,11 @@ class Context:
         """The names bound at a width of their own; every other name lives at the index width."""
         return {b.name: b.bits for b in self.bindings if b.bits is not None}
 
+    @property
+    def unsigned(self) -> frozenset[str]:
+        """The names bound unsigned."""
+        return frozenset(b.name for b in self.bindings if not b.is_signed)
+
 
 @dataclass(frozen=True)
 class Difference:
@@ -78,7 +83,7 @@ def first_difference(left: int | str, right: int | str, context: Context) -> Dif
 
 
 def _at(expr: Expr, env: dict[str, int], context: Context) -> int | None:
-    return evaluate(expr, env, context.index_bits, context.widths)
+    return evaluate(expr, env, context.index_bits, context.widths, unsigned=context.unsigned)
 
 
 def admissible_assignments(context: Context, names: Sequence[str]) -> Iterator[dict[str, int]]:

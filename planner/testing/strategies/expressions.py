@@ -19,14 +19,14 @@ from functools import cache
 
 from hypothesis import strategies as st
 
-from planner.proofs.concrete import wrap
-from planner.proofs.expr import BinOp, Const, Expr, MinMaxCall, Name, Neg, to_json_value
+from planner.proofs.expr import BinOp, Const, Expr, MinMaxCall, Name, Neg, parse_expr, to_json_value
 from planner.proofs.protocol import (
     AssignBinding,
     Binding,
     BlockIdxBinding,
     BlockNumBinding,
     ForBinding,
+    InductionBinding,
     IterArgBinding,
     ParamBinding,
     ProofsCheckRequest,
@@ -102,13 +102,27 @@ def _domain_of_assign(expr: int | str, bits: int) -> int:
 
 
 def _domain_of_range(start: int | str, stop: int | str, step: int | str, bits: int) -> int:
-    """Values a loop admits at `bits`, where its constant bounds wrap like any IR constant."""
-    if isinstance(start, int) and isinstance(stop, int) and isinstance(step, int) and wrap(step, bits) > 0:
-        return max(len(range(wrap(start, bits), wrap(stop, bits), wrap(step, bits))), 1)
+    """Values a loop admits (its constant bounds already fit its dtype)."""
+    if isinstance(start, int) and isinstance(stop, int) and isinstance(step, int) and step > 0:
+        return max(len(range(start, stop, step)), 1)
     return 1 << bits
 
 
-_KINDS = st.sampled_from(("assign", "for", "for", "spmd", "block_idx", "block_num", "iter_arg", "param"))
+def _declared(value: int | str, bits: int, signed: bool) -> int | str:
+    """A declared field (loop bound, extent) clamped into its binding's dtype: out of it is a bad request."""
+    expr = parse_expr(value)
+    return _clamp(expr.value, bits, signed) if isinstance(expr, Const) else value
+
+
+def _clamp(value: int, bits: int, signed: bool) -> int:
+    low, high = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, (1 << bits) - 1)
+    return min(max(value, low), high)
+
+
+_KINDS = st.sampled_from(
+    ("assign", "for", "for", "spmd", "block_idx", "block_num", "iter_arg", "param", "induction", "induction")
+)
+_SIGNED = st.integers(0, 3).map(lambda n: n != 0)  # one binding in four is unsigned
 _WIDTH_OVERRIDES = st.sampled_from((None, None, None, *SMALL_WIDTHS))
 _LOOP_STARTS = st.integers(-8, 32)
 _LOOP_STEPS = st.sampled_from((1, 2, 8, 16, 32, 256))
@@ -127,39 +141,51 @@ def _operand(draw: st.DrawFn, fixed: st.SearchStrategy[int], earlier: Sequence[s
 
 
 @st.composite
-def _binding(draw: st.DrawFn, name: str, earlier: Sequence[str], bits: int, target: str | None) -> _Drawn:
+def _binding(draw: st.DrawFn, name: str, earlier: Sequence[Binding], bits: int, target: str | None) -> _Drawn:
     width = draw(_WIDTH_OVERRIDES)
+    signed = draw(_SIGNED)
     own = bits if width is None else width
     kind = draw(_KINDS)
     lanes = ASCEND_TARGETS[target].max_block_count if target else 1 << own
-    if kind == "assign":
-        expr = _operand(draw, constants(own), earlier, own)
-        return _Drawn(AssignBinding(name=name, bits=width, expr=expr), _domain_of_assign(expr, own))
+    names = [b.name for b in earlier]
+    loops = [b.name for b in earlier if isinstance(b, ForBinding | SpmdBinding)]
+    typed = {"bits": width, "signed": signed}
+    if kind == "assign" or (kind == "induction" and not loops):
+        expr = _operand(draw, constants(own), names, own)
+        return _Drawn(AssignBinding(name=name, expr=expr, **typed), _domain_of_assign(expr, own))
+    if kind == "induction":
+        init = _operand(draw, constants(own), names, own)
+        step = _operand(draw, _LOOP_STEPS | st.integers(-16, 16), names, own)
+        loop = draw(st.sampled_from(loops))
+        domain = max(_domain_of_assign(init, own), _domain_of_assign(step, own))
+        return _Drawn(InductionBinding(name=name, init=init, step=step, loop=loop, **typed), domain)
     if kind == "for":
-        start = _operand(draw, _LOOP_STARTS, earlier, own)
-        step = _operand(draw, _LOOP_STEPS, earlier, own)
+        start = _declared(_operand(draw, _LOOP_STARTS, names, own), own, signed)
+        step = _declared(_operand(draw, _LOOP_STEPS, names, own), own, signed)
         trips = draw(_TRIP_COUNTS)
         stop = start + trips * step if isinstance(start, int) and isinstance(step, int) else 64
-        stop_or_symbolic = _operand(draw, st.just(stop), earlier, own)
+        stop_or_symbolic = _declared(_operand(draw, st.just(stop), names, own), own, signed)
         return _Drawn(
-            ForBinding(name=name, bits=width, start=start, stop=stop_or_symbolic, step=step),
+            ForBinding(name=name, start=start, stop=stop_or_symbolic, step=step, **typed),
             _domain_of_range(start, stop_or_symbolic, step, own),
         )
     if kind == "spmd":
-        extent = _operand(draw, _EXTENTS, earlier, own)
+        extent = _declared(_operand(draw, _EXTENTS, names, own), own, signed)
         return _Drawn(
-            SpmdBinding(name=name, bits=width, extent=extent),
-            max(wrap(extent, own), 1) if isinstance(extent, int) else 1 << own,
+            SpmdBinding(name=name, extent=extent, **typed),
+            max(extent, 1) if isinstance(extent, int) else 1 << own,
         )
     if kind == "block_idx":
-        return _Drawn(BlockIdxBinding(name=name, bits=width), min(lanes, 1 << own))
+        return _Drawn(BlockIdxBinding(name=name, **typed), min(lanes, 1 << own))
     if kind == "block_num":
-        return _Drawn(BlockNumBinding(name=name, bits=width), min(lanes + 1, 1 << own))
+        return _Drawn(BlockNumBinding(name=name, **typed), min(lanes + 1, 1 << own))
     if kind == "iter_arg":
-        return _Drawn(IterArgBinding(name=name, bits=width), 1 << own)
+        return _Drawn(IterArgBinding(name=name, **typed), 1 << own)
     low, high = draw(_PARAM_LOWS), draw(_PARAM_HIGHS)
+    low = None if low is None else _clamp(low, own, signed)
+    high = None if high is None else _clamp(high, own, signed)
     span = (1 << own) if low is None or high is None else max(high - low + 1, 1)
-    return _Drawn(ParamBinding(name=name, bits=width, min=low, max=high), span)
+    return _Drawn(ParamBinding(name=name, min=low, max=high, **typed), span)
 
 
 @st.composite
@@ -176,16 +202,17 @@ def binding_lists(
     """An ordered binding list `v0, v1, ...` whose expressions read only earlier names.
 
     Every kind appears: assignments, loops (constant or symbolic bounds, occasionally a
-    symbolic step), SPMD lanes, block index/count, iter-args and ranged or open params. Some
-    bindings carry their own width. With `exhaustive`, a binding that would push the number
-    of admissible assignments past `max_assignments` is replaced by an assignment.
+    symbolic step), SPMD lanes, block index/count, iter-args, inductions over earlier loops and
+    ranged or open params. Some bindings carry their own width, one in four is unsigned. With
+    `exhaustive`, a binding that would push the number of admissible assignments past
+    `max_assignments` is replaced by an assignment.
     """
     size = draw(st.integers(0, max_size))
     chosen: list[Binding] = []
     budget = max_assignments
     for index in range(size):
         name = f"{prefix}{index}"
-        drawn = draw(_binding(name, [b.name for b in chosen], bits, target))
+        drawn = draw(_binding(name, chosen, bits, target))
         if exhaustive and drawn.domain > budget:
             drawn = _Drawn(AssignBinding(name=name, expr=draw(constants(bits))), 1)
         budget //= drawn.domain
@@ -202,7 +229,7 @@ def proof_requests(
     exhaustive: bool = True,
     max_leaves: int = 6,
 ) -> ProofsCheckRequest:
-    """A complete `proofs.check` request: width, target, bindings, offset, factor and goals.
+    """A complete `proofs.check` request: width, target, bindings, offset, factor, goals and division.
 
     The offset reads the bound names and, sometimes, one unbound name `u` (at most 8 bits wide
     in exhaustive mode). Use `widths=(8, 16)` (the default) with `exhaustive=True` for oracle
@@ -220,6 +247,7 @@ def proof_requests(
     expr = draw(expressions(names, bits=bits, max_leaves=max_leaves))
     factor = draw(st.sampled_from(FACTORS))
     goals = draw(st.sampled_from((["multiple_of", "non_negative"], ["multiple_of"], ["non_negative"])))
+    division = draw(st.sampled_from(("floor", "trunc", "either")))
     return ProofsCheckRequest(
-        expr=expr, bindings=bindings, bits=bits, factor=factor, goals=goals, target=target
+        expr=expr, bindings=bindings, bits=bits, factor=factor, goals=goals, target=target, division=division
     )
