@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from planner.proofs.concrete import cast, power_of_two_log, represent, truncating_div
-from planner.proofs.dtype import Dtype, Reading, goal_dtype
+from planner.proofs.dtype import Dtype, ExtensionReading, Reading, goal_dtype
 from planner.proofs.expr import BinOp, Const, Expr, Name, Neg
 from planner.proofs.scope import Declaration, Scope
 
@@ -79,7 +79,7 @@ def _join(a: Facts, b: Facts) -> Facts:
     return Facts(bounds, _residue(k, a.residue.base))
 
 
-def cast_facts(facts: Facts, source: Dtype, target: Dtype, extensions: frozenset[str]) -> Facts:
+def cast_facts(facts: Facts, source: Dtype, target: Dtype, extensions: frozenset[ExtensionReading]) -> Facts:
     """An IR cast. Widening keeps a signed value; an unsigned one at or above `2**(W-1)` drops by
     `2**W` when sign-extended. Narrowing or reinterpreting keeps the value only if it fits."""
     lo, hi = facts.bounds.lo, facts.bounds.hi
