@@ -257,7 +257,9 @@ def _cmd_suggest(args: argparse.Namespace) -> int:
         target = Path(args.output or args.file)
         if args.output or found.annotated != text:
             target.write_text(found.annotated, encoding="utf-8")
-        named = ", ".join(t.name for t in found.response.tensors if t.eligible) or "no tensor"
+        eligible = [t for t in found.response.tensors if t.eligible]
+        named = ", ".join(n for t in eligible for n in [f"{t.name} in {t.function}", *t.also_annotated])
+        named = named or "no tensor"
         sys.stderr.write(f"planner: annotated {named} with pl.NZ in {target}\n")
     return EXIT_OK
 

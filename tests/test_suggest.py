@@ -18,6 +18,8 @@ from planner.service.weight_feeds import b_operand_parameters
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "pypto" / "suggest_weights.py"
+JIT_EXAMPLE = ROOT / "examples" / "pypto" / "jit_suggest_weights.py"
+JIT_SOURCE = JIT_EXAMPLE.read_text(encoding="utf-8")
 SOURCE = EXAMPLE.read_text(encoding="utf-8")
 # The same program annotated by hand: the two weights that plan as NZ, nothing else.
 HAND_ANNOTATED = SOURCE.replace(
@@ -114,7 +116,7 @@ def test_apply_writes_the_hand_annotation_then_changes_nothing_and_plan_plans(
     program = tmp_path / "weights.py"
     program.write_text(SOURCE, encoding="utf-8")
     code, _, err = run(capsys, "suggest", str(program), "--apply", "-o", str(tmp_path / "nz.py"))
-    assert code == 0 and "annotated w_up, w_experts with pl.NZ" in err
+    assert code == 0 and "annotated w_up in main, w_experts in main with pl.NZ" in err
     assert program.read_text(encoding="utf-8") == SOURCE
     assert (tmp_path / "nz.py").read_text(encoding="utf-8") == HAND_ANNOTATED
     code, _, _ = run(capsys, "suggest", str(program), "--apply")
@@ -173,3 +175,58 @@ def test_b_operand_feeds_follow_windows_extracts_carried_values_and_rhs() -> Non
             c = pl.matmul(lhs=x, rhs=st)
         """
     ) == {"w", "v", "s"}
+
+
+def _summary(text: str) -> list[tuple[Any, ...]]:
+    return [
+        (
+            t.name,
+            t.function,
+            t.eligible,
+            t.also_annotated,
+            [(load.line, load.bytes_not_converted) for load in t.loads],
+            t.blocking and t.blocking.code,
+            (t.line, t.column),
+        )
+        for t in suggest_text(text).response.tensors
+    ]
+
+
+def test_jit_source_weights_get_exact_verdicts_and_callers_follow_their_kernel() -> None:
+    assert _summary(JIT_SOURCE) == [
+        ("w", "expert_matmul", True, ["w in grouped"], [(19, 131072), (21, 131072)], None, (14, 5)),
+        ("w_gate", "projections", False, [], [], "nz.offset_unprovable_multiple", (48, 41)),
+        ("w_view", "projections", False, [], [], "nz.tensor_view_of_nz", (51, 12)),
+        ("w_col", "projections", False, [], [], "nz.cols_not_multiple_of_c0", (42, 5)),
+    ]
+
+
+def test_jit_apply_annotates_the_kernel_and_its_caller_and_the_result_plans(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    hand_annotated = JIT_SOURCE.replace(
+        "w: pl.Tensor[[4, 256, 1024], pl.FP16],", "w: pl.Tensor[[4, 256, 1024], pl.FP16, pl.NZ],"
+    )
+    assert hand_annotated.count("pl.FP16, pl.NZ]") == 2
+    program = tmp_path / "jit.py"
+    program.write_text(JIT_SOURCE, encoding="utf-8")
+    code, _, err = run(capsys, "suggest", str(program), "--apply")
+    assert code == 0 and "annotated w in expert_matmul, w in grouped with pl.NZ" in err
+    assert program.read_text(encoding="utf-8") == hand_annotated
+    code, _, _ = run(capsys, "suggest", str(program), "--apply")
+    assert code == 0 and program.read_text(encoding="utf-8") == hand_annotated
+    code, notes, _ = run(capsys, "plan", str(program))
+    assert code == 0
+    assert f"{program}:14:5: note: NZ tensor 'w': blocked shape [4, 64, 16, 16, 16]" in notes
+
+
+def test_a_caller_passing_a_value_no_annotation_makes_nz_blocks_the_weight() -> None:
+    text = JIT_SOURCE.replace(
+        "out = expert_matmul(x, w, e, out)",
+        "out = expert_matmul(x, pl.slice(w, [4, 256, 1024], [0, 0, 0]), e, out)",
+    )
+    [weight, *_] = suggest_text(text).response.tensors
+    assert (weight.name, weight.eligible, weight.also_annotated) == ("w", False, [])
+    assert weight.blocking is not None and weight.blocking.code == "adapter.pypto.nd_argument_for_nz"
+    assert (weight.line, weight.column) == (33, 32)
+    assert "grouped passes it 'pl.slice(w, [4, 256, 1024], [0, 0, 0])'" in weight.blocking.message

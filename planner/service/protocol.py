@@ -54,6 +54,7 @@ class SuggestedTensor(ContractModel):
     line: int  # the parameter's declaration; for an ineligible tensor, where the blocking diagnostic points
     column: int
     eligible: bool
+    also_annotated: list[str] = Field(default_factory=list)  # callers' parameters it is passed from
     loads: list[SuggestedLoad] = Field(default_factory=list)
     bytes_not_converted_total: int | None = 0
     blocking: Diagnostic | None = None  # the first refusal (or unproven warning) of the dry run

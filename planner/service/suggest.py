@@ -15,7 +15,6 @@ else; an annotated weight is no longer ND, so a second run changes nothing.
 
 from __future__ import annotations
 
-import ast
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from math import prod
@@ -24,28 +23,33 @@ from planner.adapters.outcome import AdapterInputError
 from planner.adapters.pypto import FunctionRequest, build_requests
 from planner.adapters.pypto.diagnostics import diagnostic_position
 from planner.adapters.pypto.driver import BYTE_ORDER_MARK
-from planner.adapters.pypto.expressions import dotted_name
-from planner.adapters.pypto.program import Program, ProgramFunction, parse_program
-from planner.adapters.pypto.source import Edit, SourcePosition, SourceText, apply_edits
+from planner.adapters.pypto.program import Program, parse_program
+from planner.adapters.pypto.source import Edit, apply_edits
 from planner.layout import plan
 from planner.layout.protocol import Diagnostic, LayoutPlanResponse, LoadOp, SliceOp
+from planner.service.nz_annotations import (
+    Blocked,
+    ParameterSite,
+    forwarding_callers,
+    nd_tensor_parameters,
+)
 from planner.service.protocol import AdapterPlanRequest, LayoutSuggestResponse, SuggestedLoad, SuggestedTensor
 from planner.service.weight_feeds import b_operand_parameters
 from planner.targets.ascend import ASCEND_DTYPES
 
-_DIRECTION_WRAPPERS = ("pl.In", "pl.Out", "pl.InOut")
-_ND, _NZ = "pl.ND", "pl.NZ"
-
 
 @dataclass(frozen=True, slots=True)
 class Candidate:
-    """An ND tensor parameter feeding a matmul's B operand, and the edit that makes it `pl.NZ`."""
+    """An ND tensor parameter feeding a matmul's B operand, with the callers' parameters it forwards from."""
 
-    function_index: int
-    function: ProgramFunction
-    name: str
-    position: SourcePosition
-    edit: Edit
+    site: ParameterSite
+    function: str
+    callers: tuple[tuple[ParameterSite, str], ...]  # each caller's parameter and its function's name
+    blocked: Blocked | None  # a call passing a value no annotation can make NZ
+
+    @property
+    def edits(self) -> list[Edit]:
+        return [self.site.edit, *(caller.edit for caller, _ in self.callers)]
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,67 +74,63 @@ def suggest_text(
     program = parse_program(body, filename)
     candidates = list(_candidates(program))
     verdicts = [_dry_run(body, filename, options, candidate) for candidate in candidates]
-    edits = [
-        candidate.edit for candidate, verdict in zip(candidates, verdicts, strict=True) if verdict.eligible
-    ]
+    edits = {
+        edit
+        for candidate, verdict in zip(candidates, verdicts, strict=True)
+        if verdict.eligible
+        for edit in candidate.edits
+    }
     annotated = text[: len(text) - len(body)] + apply_edits(body, edits)
     return Suggestion(LayoutSuggestResponse(tensors=verdicts), annotated)
 
 
 def _candidates(program: Program) -> Iterator[Candidate]:
     for index, function in enumerate(program.functions):
-        arguments = function.node.args
-        edits = {
-            parameter.arg: (parameter, edit)
-            for parameter in [*arguments.posonlyargs, *arguments.args]
-            if parameter.annotation is not None
-            and (edit := nz_annotation(program.source, parameter.annotation)) is not None
-        }
-        fed = b_operand_parameters(function.node, frozenset(edits))
-        for name, (parameter, edit) in edits.items():
+        parameters = nd_tensor_parameters(program, index)
+        fed = b_operand_parameters(function.node, frozenset(parameters))
+        for name, site in parameters.items():
             if name in fed:
-                yield Candidate(index, function, name, program.source.position(parameter), edit)
-
-
-def nz_annotation(source: SourceText, annotation: ast.expr) -> Edit | None:
-    """The edit that makes an ND `pl.Tensor[[shape], dtype(, pl.ND)]` annotation `pl.NZ`; None otherwise."""
-    node = annotation
-    while isinstance(node, ast.Subscript) and dotted_name(node.value) in _DIRECTION_WRAPPERS:
-        node = node.slice
-    if not (isinstance(node, ast.Subscript) and dotted_name(node.value) == "pl.Tensor"):
-        return None
-    slots = node.slice.elts if isinstance(node.slice, ast.Tuple) else []
-    if len(slots) == 2:
-        end = source.end(slots[1])
-        return Edit(end, end, f", {_NZ}")
-    if len(slots) == 3 and dotted_name(slots[2]) == _ND:
-        return Edit(source.start(slots[2]), source.end(slots[2]), _NZ)
-    return None
+                callers, blocked = forwarding_callers(program, site)
+                named = tuple(
+                    (caller, program.functions[caller.function_index].node.name) for caller in callers
+                )
+                yield Candidate(site, function.node.name, named, blocked)
 
 
 def _dry_run(
     body: str, filename: str, options: Mapping[str, str] | None, candidate: Candidate
 ) -> SuggestedTensor:
-    """Plan the candidate's function with only the candidate annotated `pl.NZ`."""
-    where = {"name": candidate.name, "function": candidate.function.node.name}
-    declared = {"line": candidate.position.line, "column": candidate.position.column}
+    """Plan the functions the candidate and the callers forwarding to it are in, with just those NZ."""
+    site = candidate.site
+    where = {
+        "name": site.name,
+        "function": candidate.function,
+        "also_annotated": [f"{caller.name} in {function}" for caller, function in candidate.callers],
+    }
+    declared = {"line": site.position.line, "column": site.position.column}
+    if candidate.blocked is not None:
+        located = {"line": candidate.blocked.position.line, "column": candidate.blocked.position.column}
+        return SuggestedTensor(**where, **located, eligible=False, blocking=candidate.blocked.diagnostic)
     try:
-        requests = build_requests(apply_edits(body, [candidate.edit]), filename=filename, options=options)
+        requests = build_requests(apply_edits(body, candidate.edits), filename=filename, options=options)
     except AdapterInputError as exc:  # the annotated file no longer reads: that is the blocker
-        unreadable = Diagnostic(code=exc.code, message=exc.message, tensor=candidate.name)
+        unreadable = Diagnostic(code=exc.code, message=exc.message, tensor=site.name)
         located = {"line": exc.line, "column": exc.column} if exc.line and exc.column else declared
         return SuggestedTensor(**where, **located, eligible=False, blocking=unreadable)
-    function = requests[candidate.function_index]
-    response = plan(function.request)
-    blocking = _blocking(response)
-    if blocking is not None:
-        position = diagnostic_position(function, blocking)
-        located = {"line": position.line, "column": position.column}
-        return SuggestedTensor(**where, **located, eligible=False, blocking=blocking)
-    loads = _nz_loads(function, candidate.name)
+    planned = [
+        (requests[s.function_index], s.name) for s in [site, *(caller for caller, _ in candidate.callers)]
+    ]
+    responses = [plan(function.request) for function, _ in planned]
+    for (function, _), response in zip(planned, responses, strict=True):
+        blocking = _blocking(response)
+        if blocking is not None:
+            position = diagnostic_position(function, blocking)
+            located = {"line": position.line, "column": position.column}
+            return SuggestedTensor(**where, **located, eligible=False, blocking=blocking)
+    loads = [load for function, name in planned for load in _nz_loads(function, name)]
     sizes = [load.bytes_not_converted for load in loads]
     total = None if any(size is None for size in sizes) else sum(size for size in sizes if size is not None)
-    proven = response.ok and all(record.status == "proven" for record in response.obligations)
+    proven = all(r.ok and all(o.status == "proven" for o in r.obligations) for r in responses)
     return SuggestedTensor(
         **where,
         **declared,
@@ -182,6 +182,7 @@ def render(filename: str, response: LayoutSuggestResponse) -> str:
                 f"{where}: eligible: {count} load{' becomes' if count == 1 else 's become'} NZ->NZ; "
                 f"bytes no longer converted per execution: {sizes} "
                 f"(total {_bytes(tensor.bytes_not_converted_total)})"
+                + "".join(f"; with {caller}" for caller in tensor.also_annotated)
             )
         elif tensor.blocking is not None:
             lines.append(f"{where}: ineligible: [{tensor.blocking.code}] {tensor.blocking.message}")

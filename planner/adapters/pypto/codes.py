@@ -29,3 +29,6 @@ BAD_OPTION = "adapter.pypto.bad_option"
 
 INVALID_REQUEST = "adapter.pypto.invalid_request"
 """The function cannot be expressed as a valid `layout.plan` request (limits, names)."""
+
+ND_ARGUMENT_FOR_NZ = "adapter.pypto.nd_argument_for_nz"
+"""`planner suggest`: a call passes a kernel's would-be NZ parameter a value no annotation makes NZ."""
