@@ -356,3 +356,10 @@ def test_unshaped_parameters_and_dynamic_extents() -> None:
     assert codes(
         plan(text.replace("[B, 256, 512]", "[256, B]").replace("w[0, 0:256, 0:512]", "w[0:256, 0:512]"))
     ) == ["nz.dynamic_trailing_extent"]
+
+
+def test_the_language_may_be_imported_from_the_package() -> None:
+    text = SPLIT_K.replace("import pypto.language as pl", "from pypto import language as pl")
+    assert accesses(plan(text))[-1]["offsets"] == [0, "k0 // 32", "n0 // 16", 0, 0]
+    result = subprocess.run([PLANNER, "plan", "-"], input=text, capture_output=True, text=True)
+    assert result.returncode == 0 and result.stdout.startswith("<stdin>:14:5: note:")

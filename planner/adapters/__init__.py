@@ -31,6 +31,7 @@ _BY_EXTENSION: dict[str, AdapterName] = {".py": "pypto", ".pypto": "pypto", ".ml
 _CONTENT_MARKERS: tuple[tuple[str, AdapterName], ...] = (
     ("# pypto.program:", "pypto"),
     ("import pypto.language", "pypto"),
+    ("from pypto import language", "pypto"),
     ("@pl.program", "pypto"),
     ("func.func", "ttlang"),
     ("ttl.", "ttlang"),

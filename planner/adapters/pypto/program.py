@@ -151,6 +151,9 @@ def _not_a_program(reason: str) -> AdapterInputError:
 
 
 def _is_pl_import(statement: ast.stmt) -> bool:
+    """`import pypto.language as pl` or `from pypto import language as pl`."""
+    if isinstance(statement, ast.ImportFrom) and statement.module == "pypto" and not statement.level:
+        return any(alias.name == "language" and alias.asname == "pl" for alias in statement.names)
     return isinstance(statement, ast.Import) and any(
         alias.name == "pypto.language" and alias.asname == "pl" for alias in statement.names
     )
