@@ -363,3 +363,11 @@ def test_the_language_may_be_imported_from_the_package() -> None:
     assert accesses(plan(text))[-1]["offsets"] == [0, "k0 // 32", "n0 // 16", 0, 0]
     result = subprocess.run([PLANNER, "plan", "-"], input=text, capture_output=True, text=True)
     assert result.returncode == 0 and result.stdout.startswith("<stdin>:14:5: note:")
+
+
+def test_pl_slice_takes_the_dsl_keyword_names() -> None:
+    window = "pl.slice(input=w, shape=[256, 512], offset=[256, 1024])"
+    body = f"with pl.incore():\n    acc = pl.matmul(x, {window})\nreturn acc\n"
+    params = "x: pl.Tensor[[64, 256], pl.INT8], w: pl.Tensor[[512, 2048], pl.INT8, pl.NZ]"
+    (load,) = accesses(plan(jit(body, params)))
+    assert (load["offsets"], load["shapes"]) == ([0, 32, 16, 0, 0], [1, 16, 16, 16, 32])

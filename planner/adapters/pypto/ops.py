@@ -52,6 +52,11 @@ _OP_SPELLINGS: Final = {
     "pl.tile.matmul_acc": "matmul_acc",
     "pl.matmul_acc": "matmul_acc",
 }
+_DSL_KEYWORDS: Final = {
+    "input": "tensor",
+    "shape": "shapes",
+    "offset": "offsets",
+}  # `pl.slice(input, shape, offset)`
 YIELD: Final = "pl.yield_"
 _NOT_NZ: Final = "_"  # an op argument that is not an NZ tensor
 _DEFAULT_TILE_MEMORY: Final[Memory] = "Vec"  # a pl.Tile without a memory slot lives in Vec
@@ -346,7 +351,10 @@ class OpReader(FunctionState):
         extra: dict[str, ast.expr] = {}
         for keyword in call.keywords:
             assert keyword.arg is not None
-            (bound if keyword.arg in signature else extra)[keyword.arg] = keyword.value
+            name = _DSL_KEYWORDS.get(keyword.arg, keyword.arg)
+            (bound if name in signature else extra)[name if name in signature else keyword.arg] = (
+                keyword.value
+            )
         return bound, extra
 
     def _tensor_argument(self, node: ast.expr | None) -> TensorValue | None:
