@@ -371,3 +371,17 @@ def test_pl_slice_takes_the_dsl_keyword_names() -> None:
     params = "x: pl.Tensor[[64, 256], pl.INT8], w: pl.Tensor[[512, 2048], pl.INT8, pl.NZ]"
     (load,) = accesses(plan(jit(body, params)))
     assert (load["offsets"], load["shapes"]) == ([0, 32, 16, 0, 0], [1, 16, 16, 16, 32])
+
+
+def test_a_refusal_points_at_the_source_and_reports_the_refuted_obligation() -> None:
+    body = "for nb in pl.spmd(4):\n    n0 = nb * 8\n    acc = pl.matmul(x, w[n0 : n0 + 16, :])\nreturn acc\n"
+    outcome = plan(jit(body, "x: pl.Tensor[[64, 512], pl.INT8], w: pl.Tensor[[512, 2048], pl.INT8, pl.NZ]"))
+    assert codes(outcome) == ["nz.offset_unprovable_multiple"]
+    assert outcome.diagnostics[0].startswith("k.py:8:28: error: [nz.offset_unprovable_multiple]")
+    (note,) = outcome.report["functions"][0]["notes"]
+    assert (note["line"], note["column"], note["status"], note["counterexample"]) == (
+        8,
+        28,
+        "refuted",
+        {"n0": 8, "nb": 1},
+    )
