@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import constraint
 import pytest
-from test_kernelcfg_outcomes import SAME, kernel, op
 
 from planner.kernelcfg.codes import PREFERRED_FP32_UNAVAILABLE, KcfgError
 from planner.kernelcfg.problem import WIDTH_VAR, strategy_var, unpack_var
 from planner.kernelcfg.resolver import kernel_problem, solve_problem
 from planner.kernelcfg.semantics import Strategy
 from planner.targets.tenstorrent import UnpackMode
+from tests.test_kernelcfg_outcomes import SAME, kernel, op
 
 ADD_AND_STORE = kernel(op("add", "tile_add", 0, 1, **SAME), op("st", "tile_store", "add", result=None))
 

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from planner.kernelcfg.explain import explain_conflict
-from planner.kernelcfg.plan import KernelcfgResolveResponse
-from planner.kernelcfg.protocol import KernelcfgResolveRequest
+from planner.kernelcfg.protocol import KernelcfgResolveRequest, KernelcfgResolveResponse
 from planner.kernelcfg.resolver import resolve_with
 from planner.targets.tenstorrent import KernelTargetEnvironment
 

@@ -1,7 +1,8 @@
-"""`kernelcfg.resolve` request/response models (service-protocol.md).
+"""`kernelcfg.resolve` request and response models (docs/design/protocol.md).
 
-The response's plan is `KernelConfigPlan` from `planner.kernelcfg.plan`; this module holds
-the request side and the diagnostic shapes.
+`KernelConfigPlan` is plain data (docs/design/kernel-config.md section 7): it round-trips
+through JSON, so a client in another process rebuilds the same value. Deciding one is the
+resolver's job (`planner.kernelcfg.resolve`); nothing else in the package makes one.
 """
 
 from __future__ import annotations
@@ -130,3 +131,20 @@ class Conflict(ContractModel):
     requirements: list[RequirementRecord] = Field(default_factory=list)
     minimal_conflict: list[str] = Field(default_factory=list)
     corrections: list[Correction] = Field(default_factory=list)
+
+
+class KernelConfigPlan(ContractModel):
+    """One strategy per choice op, the kernel-wide width and sync, the unpack-to-DST DFBs (sorted)."""
+
+    strategies: dict[str, Literal["fpu", "sfpu"]]
+    dst_width: Literal[16, 32]
+    dst_sync: Literal["double_buffered", "full"]
+    unpack_to_dest_fp32: list[int]
+    math_fidelity: str | None = None
+
+
+class KernelcfgResolveResponse(ContractModel):
+    ok: bool
+    plan: KernelConfigPlan | None = None
+    warnings: list[KernelWarning] = Field(default_factory=list)
+    conflict: Conflict | None = None

@@ -22,10 +22,9 @@ from planner.kernelcfg.codes import (
     KcfgError,
     op_message,
 )
-from planner.kernelcfg.plan import KernelConfigPlan, _issue_plan
 from planner.kernelcfg.policy import KernelConfigPolicy, ThreeState, normalize_policy
 from planner.kernelcfg.problem import SYNC_VAR, WIDTH_VAR, build_problem, strategies_of, unpacked_dfbs
-from planner.kernelcfg.protocol import KernelcfgResolveRequest, KernelWarning
+from planner.kernelcfg.protocol import KernelcfgResolveRequest, KernelConfigPlan, KernelWarning
 from planner.kernelcfg.requirements import Choice, KernelRequirements, collect_requirements
 from planner.kernelcfg.semantics import Strategy
 from planner.kernelcfg.solver import KernelSolver
@@ -203,7 +202,13 @@ def solve_problem(kernel: KernelProblem) -> tuple[KernelConfigPlan, list[KernelW
     explicit = policy.unpack_to_dest_fp32
     unpack = list(explicit) if explicit is not None else unpacked_dfbs(solution)
     strategies = {op: strategy.value for op, strategy in strategies_of(solution).items()}
-    plan = _issue_plan(strategies, width, solution[SYNC_VAR], unpack, policy.math_fidelity)
+    plan = KernelConfigPlan(
+        strategies=dict(sorted(strategies.items())),
+        dst_width=width,
+        dst_sync=solution[SYNC_VAR],
+        unpack_to_dest_fp32=sorted(unpack),
+        math_fidelity=policy.math_fidelity,
+    )
     return plan, kernel.preference.warnings(width, policy)
 
 

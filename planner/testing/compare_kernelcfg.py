@@ -12,32 +12,21 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from pydantic import Field, JsonValue, ValidationError
+from pydantic import ValidationError
 
-from planner.contract import ContractModel
-from planner.kernelcfg.protocol import Conflict, KernelcfgResolveRequest, KernelWarning
-from planner.targets.tenstorrent import UnpackMode
+from planner.kernelcfg.protocol import KernelcfgResolveRequest, KernelcfgResolveResponse, KernelConfigPlan
 from planner.testing.disagreement import Disagreement
 from planner.testing.impl import JsonObject
-from planner.testing.oracles.kernel_enum import Assignment, EnumOracle, enum_oracle
-
-
-class AnsweredResolution(ContractModel):
-    """A `kernelcfg.resolve` response as an implementation gives it; its plan is read, never issued."""
-
-    ok: bool
-    plan: dict[str, JsonValue] | None = None
-    warnings: list[KernelWarning] = Field(default_factory=list)
-    conflict: Conflict | None = None
+from planner.testing.oracles.kernel_enum import EnumOracle, enum_oracle
 
 
 def compare_kernelcfg(
     request: KernelcfgResolveRequest, planned: JsonObject, answered: JsonObject
 ) -> list[Disagreement]:
     """Every way `answered` differs from the planner's `planned` resolution of `request`."""
-    ours = AnsweredResolution.model_validate(planned)
+    ours = KernelcfgResolveResponse.model_validate(planned)
     try:
-        theirs = AnsweredResolution.model_validate(answered)
+        theirs = KernelcfgResolveResponse.model_validate(answered)
     except ValidationError as exc:
         return [Disagreement("response", f"not a kernelcfg.resolve response: {exc}")]
     oracle = enum_oracle(request)
@@ -54,7 +43,7 @@ def compare_kernelcfg(
             f"plan.{key}",
             f"the planner chooses {_get(ours.plan, key)!r} but the implementation {_get(theirs.plan, key)!r}",
         )
-        for key in sorted(set(ours.plan or {}) | set(theirs.plan or {}))
+        for key in sorted(KernelConfigPlan.model_fields)
         if _get(ours.plan, key) != _get(theirs.plan, key)
     ]
     if found:
@@ -69,44 +58,34 @@ def compare_kernelcfg(
     return found
 
 
-def _verdict(answer: AnsweredResolution) -> str:
+def _verdict(answer: KernelcfgResolveResponse) -> str:
     if answer.ok:
-        return f"resolves it with {json.dumps(answer.plan, sort_keys=True)}"
+        plan = None if answer.plan is None else answer.plan.model_dump()
+        return f"resolves it with {json.dumps(plan, sort_keys=True)}"
     return f"refuses it with {_conflict_code(answer)}" + (
         f": {answer.conflict.message}" if answer.conflict else ""
     )
 
 
-def _conflict_code(answer: AnsweredResolution) -> str | None:
+def _conflict_code(answer: KernelcfgResolveResponse) -> str | None:
     return None if answer.conflict is None else answer.conflict.code
 
 
-def _get(plan: dict[str, JsonValue] | None, key: str) -> Any:
-    return None if plan is None else plan.get(key)
+def _get(plan: KernelConfigPlan | None, key: str) -> Any:
+    return None if plan is None else plan.model_dump().get(key)
 
 
-def _warning_keys(answer: AnsweredResolution) -> list[tuple[str, str | None]]:
+def _warning_keys(answer: KernelcfgResolveResponse) -> list[tuple[str, str | None]]:
     return sorted((warning.code, warning.op) for warning in answer.warnings)
 
 
-def _referee(oracle: EnumOracle | None, theirs: AnsweredResolution) -> list[Disagreement]:
+def _referee(oracle: EnumOracle | None, theirs: KernelcfgResolveResponse) -> list[Disagreement]:
     """What exhaustive enumeration says about the kernel and about the implementation's plan."""
     if oracle is None:
         return []
     text = ("some" if oracle.satisfiable() else "no") + " configuration meets every requirement"
     if theirs.ok and theirs.plan is not None:
         text += "; the implementation's plan " + (
-            "meets them" if _plan_meets(oracle, theirs.plan) else "violates one"
+            "meets them" if oracle.plan_satisfies(theirs.plan) else "violates one"
         )
     return [Disagreement("oracle", f"exhaustive enumeration: {text}")]
-
-
-def _plan_meets(oracle: EnumOracle, plan: dict[str, JsonValue]) -> bool:
-    """Whether a plan, read as a complete configuration, meets every requirement."""
-    strategies, width, unpack = plan.get("strategies"), plan.get("dst_width"), plan.get("unpack_to_dest_fp32")
-    if not isinstance(strategies, dict) or not isinstance(width, int) or not isinstance(unpack, list):
-        return False
-    modes = {
-        dfb: UnpackMode.UNPACK_TO_DEST if dfb in unpack else UnpackMode.DEFAULT for dfb in oracle.f32_dfbs
-    }
-    return oracle.satisfies(Assignment({op: str(s) for op, s in strategies.items()}, width, modes))

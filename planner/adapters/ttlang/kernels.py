@@ -20,8 +20,12 @@ from planner.adapters.ttlang.policy import enclosing_module, function_policy, ta
 from planner.adapters.ttlang.source import ParsedChunk
 from planner.contract import RequestError
 from planner.kernelcfg.codes import KcfgError
-from planner.kernelcfg.plan import KernelcfgResolveResponse
-from planner.kernelcfg.protocol import Conflict, ConflictNote, KernelcfgResolveRequest
+from planner.kernelcfg.protocol import (
+    Conflict,
+    ConflictNote,
+    KernelcfgResolveRequest,
+    KernelcfgResolveResponse,
+)
 
 Resolver = Callable[[KernelcfgResolveRequest], KernelcfgResolveResponse]
 

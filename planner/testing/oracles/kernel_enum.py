@@ -14,9 +14,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
 from planner.kernelcfg.codes import KcfgError
-from planner.kernelcfg.plan import KernelConfigPlan
 from planner.kernelcfg.policy import KernelConfigPolicy, ThreeState, normalize_policy
-from planner.kernelcfg.protocol import KernelcfgResolveRequest
+from planner.kernelcfg.protocol import KernelcfgResolveRequest, KernelConfigPlan
 from planner.kernelcfg.requirements import ChoiceOption, DestinationUse, DFBInputUse, collect_requirements
 from planner.kernelcfg.resolver import check_dfb_indices, request_target
 from planner.targets.tenstorrent import WIDTHS, KernelTargetEnvironment, UnpackMode
