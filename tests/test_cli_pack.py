@@ -163,48 +163,36 @@ def test_dtype_override_must_keep_the_element_width(
     )
 
 
+def _file(header: bytes, data: bytes = b"") -> bytes:
+    return struct.pack("<Q", len(header)) + header + data
+
+
 @pytest.mark.parametrize(
-    ("header", "data", "message"),
+    ("blob", "message"),
     [
-        (b"not json", b"", "the header is not JSON"),
-        (b"[1, 2]", b"", "the header is not a JSON object"),
-        (b'{"w": {"dtype": "I8", "shape": [4], "data_offsets": [0, 5]}}', bytes(5), "has 5 bytes for [4] I8"),
-        (b'{"w": {"dtype": "I8", "shape": [4], "data_offsets": [0, 4]}}', bytes(9), "cover 4 data bytes"),
-        (b'{"w": {"dtype": "I8", "shape": [4]}}', b"", "needs a dtype, a shape and data_offsets"),
-        (b'{"__metadata__": {"a": 1}}', b"", "__metadata__ must map strings to strings"),
+        (_file(b"not json"), "the header is not JSON"),
+        (_file(b"[1, 2]"), "the header is not a JSON object"),
+        (
+            _file(b'{"w": {"dtype": "I8", "shape": [4], "data_offsets": [0, 5]}}', bytes(5)),
+            "5 bytes for [4] I8",
+        ),
+        (
+            _file(b'{"w": {"dtype": "I8", "shape": [4], "data_offsets": [0, 4]}}', bytes(9)),
+            "cover 4 data bytes",
+        ),
+        (_file(b'{"w": {"dtype": "I8", "shape": [4]}}'), "needs a dtype, a shape and data_offsets"),
+        (_file(b'{"__metadata__": {"a": 1}}'), "__metadata__ must map strings to strings"),
+        (struct.pack("<Q", 1000) + b"{}", "header length 1000 does not fit the file (10 bytes)"),
     ],
 )
 def test_corrupt_safetensors_are_bad_input_and_write_nothing(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], header: bytes, data: bytes, message: str
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], blob: bytes, message: str
 ) -> None:
-    (tmp_path / "bad.safetensors").write_bytes(struct.pack("<Q", len(header)) + header + data)
-    code, _, err = run(
-        capsys,
-        "layout",
-        "pack",
-        str(tmp_path / "bad.safetensors"),
-        "--tensors",
-        "w",
-        "-o",
-        str(tmp_path / "o"),
-    )
+    (tmp_path / "bad.safetensors").write_bytes(blob)
+    bad, out = str(tmp_path / "bad.safetensors"), str(tmp_path / "o")
+    code, _, err = run(capsys, "layout", "pack", bad, "--tensors", "w", "-o", out)
     assert code == 2 and "[request.bad_input]" in err and message in err
     assert sorted(path.name for path in tmp_path.iterdir()) == ["bad.safetensors"]
-
-
-def test_a_truncated_length_prefix_is_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    (tmp_path / "bad.safetensors").write_bytes(struct.pack("<Q", 1000) + b"{}")
-    code, _, err = run(
-        capsys,
-        "layout",
-        "pack",
-        str(tmp_path / "bad.safetensors"),
-        "--tensors",
-        "w",
-        "-o",
-        str(tmp_path / "o"),
-    )
-    assert code == 2 and "header length 1000 does not fit the file (10 bytes)" in err
 
 
 @pytest.mark.parametrize(
