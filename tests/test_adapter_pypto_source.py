@@ -75,12 +75,16 @@ def test_split_k_report_notes() -> None:
         "shapes [1, 16, 16, 16, 32]",
         "19:41: note: obligation n0 % 16 == 0 (axis -2): proven",
         "19:41: note: obligation n0 >= 0 (axis -2): proven",
+        "19:41: note: obligation n0 + 256 <= 512 (axis -2): proven",
+        "19:41: note: obligation 512 <= 2048 (axis -1): proven",
         "21:18: note: w[n0 : n0 + N_TILE, k0 : k0 + K_TILE]: tile.load into Mat offsets "
         "[0, k0 // 32, n0 // 16, 0, 0], shapes [1, 16, 16, 16, 32]",
         "21:18: note: obligation n0 % 16 == 0 (axis -2): proven",
         "21:18: note: obligation n0 >= 0 (axis -2): proven",
         "21:18: note: obligation k0 % 32 == 0 (axis -1): proven",
         "21:18: note: obligation k0 >= 0 (axis -1): proven",
+        "21:18: note: obligation n0 + 256 <= 512 (axis -2): proven",
+        "21:18: note: obligation k0 + 512 <= 2048 (axis -1): proven",
     ]
 
 
@@ -106,7 +110,12 @@ def test_the_cli_prints_the_notes_writes_the_json_report_and_leaves_the_source_a
         for note in function["notes"]
         if note["kind"] == "obligation"
     ]
-    assert statuses[-2:] == [("k0", "multiple_of", "proven"), ("k0", "non_negative", "proven")]
+    assert statuses[-4:] == [
+        ("k0", "multiple_of", "proven"),
+        ("k0", "non_negative", "proven"),
+        ("n0 + 256", "at_most", "proven"),
+        ("k0 + 512", "at_most", "proven"),
+    ]
     assert len(out.splitlines()) == len(function["notes"])
 
 

@@ -137,7 +137,7 @@ def test_an_unknown_answer_where_the_planner_decides_is_a_disagreement() -> None
 
 LOAD = {
     "target": "a2a3",
-    "tensors": [{"name": "w", "shape": [256, 512], "dtype": "INT8", "layout": "NZ"}],
+    "tensors": [{"name": "w", "shape": [512, 512], "dtype": "INT8", "layout": "NZ"}],
     "bindings": [
         {"name": "nb", "kind": "spmd", "extent": 2},
         {"name": "n0", "kind": "assign", "expr": "nb * 256"},
@@ -166,7 +166,7 @@ def test_layout_acceptance_refusal_codes_and_shapes_are_compared() -> None:
     assert compare_layout(request, planned, planned) == []
     refused = {"ok": False, "diagnostics": [{"code": "nz.offset_unprovable_sign", "message": "no"}]}
     assert [d.where for d in compare_layout(request, planned, refused)] == ["ok"]
-    wrong_shape = {**planned, "tensors": [{**planned["tensors"][0], "shape": [1, 16, 16, 16, 16]}]}
+    wrong_shape = {**planned, "tensors": [{**planned["tensors"][0], "shape": [1, 16, 32, 16, 16]}]}
     assert [d.where for d in compare_layout(request, planned, wrong_shape)] == ["tensors[w].shape[4]"]
     assert [d.where for d in compare_layout(request, planned, {"ok": "maybe"})] == ["response"]
 

@@ -90,7 +90,7 @@ def test_a_load_inside_an_empty_loop_holds_vacuously() -> None:
     """The offset reads the loop variable, so the load runs only if the loop does: never."""
     response = run(row_offset_request([{"name": "k", "kind": "for", "start": 8, "stop": 8}], "k"))
     assert response.ok
-    assert [record.status for record in response.obligations] == ["proven", "proven"]
+    assert [record.status for record in response.obligations] == ["proven"] * 4  # 2 offset, 2 window
 
 
 def test_facts_the_offset_reads_still_count() -> None:
@@ -113,16 +113,17 @@ def test_facts_the_offset_reads_still_count() -> None:
 def test_accepted_offsets_hold_for_every_call_whatever_other_loops_do(
     low: int, span: int, scale: int, shift: int, loop_stop: str
 ) -> None:
-    """Oracle: the load runs for every admissible `p`; any plan must hold for all of them at 8 bits."""
+    """Oracle: the load runs for every admissible `p`; any plan must hold for all of them at 16 bits
+    (the smallest index the blocked strides fit), the 16-row window inside the 64 rows included."""
     expr = f"p * {scale} + {shift}"
     bindings: list[Json] = [
         {"name": "p", "kind": "param", "min": low, "max": low + span},
         {"name": "i", "kind": "for", "start": 0, "stop": loop_stop},
         {"name": "o", "kind": "assign", "expr": expr},
     ]
-    response = run(row_offset_request(bindings, "o", index_bits=8))
-    values = [wrap(p * scale + shift, 8) for p in range(low, low + span + 1)]
-    assert response.ok == all(value >= 0 and value % 16 == 0 for value in values)
+    response = run(row_offset_request(bindings, "o", index_bits=16))
+    values = [wrap(p * scale + shift, 16) for p in range(low, low + span + 1)]
+    assert response.ok == all(value >= 0 and value % 16 == 0 and value + 16 <= 64 for value in values)
 
 
 # --- Constants outside the index width, signs, zero and malformed windows. ---

@@ -57,7 +57,13 @@ def test_a_slice_with_a_symbolic_leading_offset_and_full_valid_shape() -> None:
     response = run(["B", 256, 512], slice_op(["n", 256, 512], ["b", 0, 0], valid_shape=["n", 256, 512]))
     assert response.ops[0].offsets == ["b", 0, 0, 0, 0]
     assert response.ops[0].shapes == ["n", 16, 16, 16, 32] == response.ops[0].valid_shape
-    assert response.obligations == []
+    assert [(r.goal, r.axis, r.status) for r in response.obligations] == [
+        ("at_most", -2, "proven"),
+        ("at_most", -1, "proven"),
+    ]
+    (warning,) = response.diagnostics  # the batch extent B is dynamic: the window is not proven inside
+    assert (warning.code, warning.axis, warning.severity) == ("nz.window_bounds_unproven", -3, "warning")
+    assert "the dynamic extent B" in warning.message
 
 
 def test_an_empty_valid_shape_means_none() -> None:

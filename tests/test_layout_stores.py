@@ -73,7 +73,7 @@ def test_a_symbolic_column_offset_is_proven_then_divided() -> None:
     bindings = [{"name": "c", "kind": "for", "start": 0, "stop": 64, "step": 16}]
     response = run([64, 64], [64, 16], [0, "c"], bindings=bindings)
     assert response.ops[0].offsets == [0, "c // 8", 0, 0, 0]
-    assert response.obligations == [
+    assert [record for record in response.obligations if record.goal != "at_most"] == [
         ObligationRecord(op="st", axis=-1, expr="c", goal=goal, factor=8, status="proven")
         for goal in ("multiple_of", "non_negative")
     ]

@@ -7,9 +7,10 @@ from dataclasses import dataclass, field
 
 from planner.contract import INVALID, RequestError
 from planner.layout.blocking import NzTensor
+from planner.layout.index_range import check_tensor_fits, constants_in
 from planner.layout.offsets import ProofLedger
-from planner.layout.protocol import LayoutPlanRequest, StoreOp
-from planner.proofs.expr import BinOp, Const, Expr, MinMaxCall, Neg, parse_expr
+from planner.layout.protocol import Diagnostic, LayoutPlanRequest, StoreOp
+from planner.proofs.expr import Expr, parse_expr
 
 
 @dataclass
@@ -19,12 +20,18 @@ class PlanContext:
     request: LayoutPlanRequest
     ledger: ProofLedger
     tensors: dict[str, NzTensor] = field(default_factory=dict)
+    warnings: list[Diagnostic] = field(default_factory=list)
+
+    def warn(self, diagnostic: Diagnostic) -> None:
+        """Report what is not proven but does not refuse the plan (`nz.window_bounds_unproven`)."""
+        self.warnings.append(diagnostic)
 
     def define(self, tensor: NzTensor) -> None:
         """Bring a new NZ tensor into scope; a name is defined once (SSA), NZ or not."""
         declared = {spec.name for spec in self.request.tensors if spec.layout != "NZ"}
         if tensor.name in self.tensors or tensor.name in declared:
             raise RequestError(INVALID, f"tensor {tensor.name!r} is defined more than once")
+        check_tensor_fits(tensor, self.request.index_bits)
         self.tensors[tensor.name] = tensor
 
 
@@ -41,16 +48,6 @@ def require_rank(values: Sequence[object], tensor: NzTensor, op: str, field_name
             f"op {op!r}: {field_name} has {len(values)} entries but tensor {tensor.name!r} has logical rank "
             f"{tensor.rank}",
         )
-
-
-def _constants(expr: Expr) -> Iterator[int]:
-    if isinstance(expr, Const):
-        yield expr.value
-    elif isinstance(expr, Neg):
-        yield from _constants(expr.operand)
-    elif isinstance(expr, BinOp | MinMaxCall):
-        yield from _constants(expr.left)
-        yield from _constants(expr.right)
 
 
 def _shape_and_offset_values(request: LayoutPlanRequest) -> Iterator[int | str]:
@@ -72,7 +69,7 @@ def require_index_constants(request: LayoutPlanRequest) -> None:
     """
     low, high = -(1 << (request.index_bits - 1)), (1 << (request.index_bits - 1)) - 1
     for value in _shape_and_offset_values(request):
-        outside = [constant for constant in _constants(parse_expr(value)) if not low <= constant <= high]
+        outside = [constant for constant in constants_in(parse_expr(value)) if not low <= constant <= high]
         if outside:
             raise RequestError(
                 INVALID,

@@ -93,9 +93,20 @@ DYNAMIC_VALID_ROWS_NOT_MULTIPLE = _code(
 )
 VALID_COLS_BAD = _code("valid_cols_bad", "give valid_shape[-1] a static positive multiple of c0.")
 
-# Load window bounds (product rule: a window past the end would read other fractals).
-LOAD_WINDOW_OUT_OF_BOUNDS = _code(
-    "load_window_out_of_bounds", "keep offset + window size within the tensor's extent on every axis."
+# Window bounds (7.3: a window past the end would read other fractals) and computed constants.
+WINDOW_OUT_OF_BOUNDS = _code(
+    "window_out_of_bounds",
+    "keep offset + window extent within the tensor on every axis for every lane and loop iteration "
+    "(bound the loop, or narrow the last window with valid_shape).",
+)
+WINDOW_BOUNDS_UNPROVEN = _code(
+    "window_bounds_unproven",
+    "bound the value the window depends on (a param min/max, a loop stop), or check the launch grid: "
+    "more blocks than the tensor has windows read other fractals.",
+)
+INDEX_OVERFLOW = _code(
+    "index_overflow",
+    "use a wider index_bits, or split the tensor so its blocked strides and offsets fit the index width.",
 )
 
 # GM row gap (section 10).
@@ -180,6 +191,18 @@ class Site:
 
     tensor: str
     op: str | None = None
+
+
+def warning(code: NzCode, detail: str, site: Site, *, axis: int | None = None) -> Diagnostic:
+    """A diagnostic that leaves the plan `ok` (severity `warning`): what is not proven, then the fix."""
+    return Diagnostic(
+        code=code.code,
+        severity="warning",
+        message=f"{detail} Fix: {code.fix}",
+        op=site.op,
+        tensor=site.tensor,
+        axis=axis,
+    )
 
 
 class LayoutRefusal(Exception):

@@ -1,7 +1,7 @@
 """`tile.load` of an NZ tensor: offsets, shapes and valid_shape to blocked form (sections 6.1, 8, 10).
 
 Check order (section 14): target memory, offsets (leading fold, row before column; per
-symbolic axis multiple then sign), shapes, valid_shape, GM gap. The tile type is not part of
+symbolic axis multiple then sign), shapes, valid_shape, window bounds, GM gap. The tile type is not part of
 the plan: the destination stays the logical 2-D operand.
 
 The leading window of a load must be one contiguous run in fold order (`[1, .., 1, k, full,
@@ -28,6 +28,7 @@ from planner.layout.gm_gap import check_gm_gap
 from planner.layout.offsets import LOAD_OFFSET_RULES, ProofLedger, map_trailing_offset, reading_record
 from planner.layout.protocol import LoadOp, PlannedOp
 from planner.layout.slices import check_single_leading_window
+from planner.layout.windows import check_window_bounds
 from planner.proofs.expr import Const, Expr, floor_div, format_expr, to_json_value
 from planner.targets.ascend import FRACTAL_ROWS
 
@@ -59,7 +60,7 @@ def plan_load(ctx: PlanContext, op: LoadOp, tensor: NzTensor) -> PlannedOp:
         check_single_leading_window(site, tensor, exprs(op.valid_shape), logical_offsets)
         valid = block_valid_shape(ctx.ledger, site, tensor, exprs(op.valid_shape))
         check_valid_within_shapes(site, exprs(op.shapes), exprs(op.valid_shape))
-    check_window_in_bounds(site, tensor, logical_offsets, exprs(op.valid_shape or op.shapes))
+    check_window_bounds(ctx, site, "tile.load", tensor, logical_offsets, exprs(op.valid_shape or op.shapes))
     check_gm_gap(site, tensor, valid or shapes)
     return PlannedOp(
         id=op.id,
@@ -68,28 +69,6 @@ def plan_load(ctx: PlanContext, op: LoadOp, tensor: NzTensor) -> PlannedOp:
         shapes=[to_json_value(value) for value in shapes],
         valid_shape=None if valid is None else [to_json_value(value) for value in valid],
     )
-
-
-def check_window_in_bounds(
-    site: nz.Site, tensor: NzTensor, offsets: Sequence[Expr], window: Sequence[Expr]
-) -> None:
-    """Product rule: refuse a window statically past the tensor's end; never ask for a proof of it.
-
-    In ND order such a window reads past the end; in NZ order a row window past `R` reads the
-    next column block's fractals, so it is refused here while the cause is still visible.
-    A symbolic offset counts from 0 (it was proven non-negative, or is a leading coordinate).
-    """
-    for axis, (offset, size, extent) in enumerate(zip(offsets, window, tensor.logical, strict=True)):
-        start = offset.value if isinstance(offset, Const) else 0
-        if isinstance(size, Const) and isinstance(extent, Const) and start + size.value > extent.value:
-            raise nz.refusal(
-                nz.LOAD_WINDOW_OUT_OF_BOUNDS,
-                f"NZ tile.load window [{format_expr(offset)}, {format_expr(offset)} + {size.value}) on axis "
-                f"{axis} falls outside the tensor's {extent.value} elements; in NZ order it would read "
-                "other fractals instead of failing.",
-                site,
-                axis=axis - tensor.rank,
-            )
 
 
 def block_offsets(

@@ -11,10 +11,20 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from planner.layout import diagnostics as nz
+from planner.layout.blocking import add_exact
 from planner.layout.protocol import LayoutPlanRequest, ObligationRecord
 from planner.proofs.explain import refutation_text
-from planner.proofs.expr import Const, Expr, floor_div, format_expr, to_json_value
-from planner.proofs.protocol import Goal, ReadingRecord
+from planner.proofs.expr import (
+    Const,
+    Expr,
+    floor_div,
+    format_expr,
+    to_json_value,
+)
+from planner.proofs.protocol import (
+    Goal,
+    ReadingRecord,
+)
 from planner.proofs.prover import Prover, Verdict
 from planner.proofs.scope import bindings_read_by, make_scope
 
@@ -58,6 +68,25 @@ class ProofLedger:
                 expr=to_json_value(expr),
                 goal=goal,
                 factor=factor,
+                status=verdict.status,
+                counterexample=verdict.counterexample,
+                reading=reading_record(verdict),
+                value=verdict.value,
+            )
+        )
+        return verdict
+
+    def discharge_window(self, op: str, axis: int, offset: Expr, extent: Expr, bound: int) -> Verdict:
+        """Pose `offset + extent <= bound` (exact) under the request's division and record its verdict."""
+        end = add_exact(offset, extent)
+        verdict = self._prover_for(end).check_window(offset, extent, bound, self._request.division)
+        self.records.append(
+            ObligationRecord(
+                op=op,
+                axis=axis,
+                expr=to_json_value(end),
+                goal="at_most",
+                bound=bound,
                 status=verdict.status,
                 counterexample=verdict.counterexample,
                 reading=reading_record(verdict),

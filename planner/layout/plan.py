@@ -18,6 +18,7 @@ from planner.layout import diagnostics as nz
 from planner.layout.blocking import NzTensor
 from planner.layout.consumers import plan_reshape, refuse_view, unsupported_consumer
 from planner.layout.context import PlanContext, require_index_constants
+from planner.layout.index_range import check_op_fits
 from planner.layout.loads import plan_load
 from planner.layout.offsets import ProofLedger
 from planner.layout.protocol import (
@@ -60,7 +61,7 @@ def plan(request: LayoutPlanRequest) -> LayoutPlanResponse:
         return LayoutPlanResponse(
             ok=False,
             obligations=ctx.ledger.records,
-            diagnostics=[refusal.diagnostic],
+            diagnostics=[refusal.diagnostic, *ctx.warnings],
             attrs=_sorted(request.attrs),
         )
     return LayoutPlanResponse(
@@ -68,6 +69,7 @@ def plan(request: LayoutPlanRequest) -> LayoutPlanResponse:
         tensors=[_planned_tensor(tensor) for tensor in ctx.tensors.values()],
         ops=planned,
         obligations=ctx.ledger.records,
+        diagnostics=ctx.warnings,
         attrs=_sorted({**request.attrs, BLOCKED_STAMP: True}),
     )
 
@@ -137,7 +139,11 @@ def plan_consumer(ctx: PlanContext, op: LayoutOp) -> PlannedOp | None:
         return _plan_multi_operand(ctx, op)
     field, rewrite = _CONSUMERS[type(op)]
     tensor = ctx.tensors.get(getattr(op, field))
-    return None if tensor is None else rewrite(ctx, op, tensor)
+    if tensor is None:
+        return None
+    planned = rewrite(ctx, op, tensor)
+    check_op_fits(planned, tensor.name, ctx.request.index_bits)
+    return planned
 
 
 def _plan_multi_operand(ctx: PlanContext, op: CallOp | OtherOp) -> PlannedOp | None:

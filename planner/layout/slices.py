@@ -1,7 +1,7 @@
 """`tensor.slice` of an NZ tensor: leading axes only, blocked like the load that follows (section 6.2).
 
 Check order (section 14): trailing window (rows, cols), leading window, valid_shape rank,
-valid_shape narrowing, drop_dims, then blocking. The result is a new NZ tensor in its
+valid_shape narrowing, drop_dims, then blocking, then window bounds. The result is a new NZ tensor in its
 logical shape, so later loads address it logically; drop_dims is discarded because the fold
 already collapsed every leading axis.
 """
@@ -15,6 +15,7 @@ from planner.layout import diagnostics as nz
 from planner.layout.blocking import COL_AXIS, ROW_AXIS, NzTensor, block_shape, fold_leading_offsets
 from planner.layout.context import PlanContext, exprs, require_rank
 from planner.layout.protocol import PlannedOp, SliceOp
+from planner.layout.windows import check_window_bounds
 from planner.proofs.expr import Const, Expr, format_expr, to_json_value
 
 _AXIS_NAMES = {ROW_AXIS: "shape[-2] (rows)", COL_AXIS: "shape[-1] (cols)"}
@@ -34,6 +35,7 @@ def plan_slice(ctx: PlanContext, op: SliceOp, tensor: NzTensor) -> PlannedOp:
     dropped = leading_drop_dims(site, sizes, op.drop_dims or [])
     shapes = block_shape(sizes, tensor.c0, site, "the tensor.slice shapes")
     blocked_offsets = (fold_leading_offsets(offsets[:-2], tensor.logical[:-2]), *(Const(0),) * 4)
+    check_window_bounds(ctx, site, "tensor.slice", tensor, offsets, sizes)
     if op.result is not None:
         logical = tuple(size for axis, size in enumerate(sizes) if axis not in dropped)
         result_site = nz.Site(tensor=op.result, op=op.id)

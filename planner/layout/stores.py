@@ -1,7 +1,8 @@
 """`tile.store` of an FP32 Acc tile to an FP32 NZ tensor on A2/A3 (section 11).
 
 Check order (section 14): backend, source memory, dtypes, tile shape, valid region,
-16-alignment, attributes, row window, column window, column offset (multiple, then sign).
+16-alignment, attributes, row window, column window, column offset (multiple, then sign),
+window bounds.
 Extent and L0C checks run per emitted store, after the N-split (section 12) had its chance.
 """
 
@@ -16,6 +17,7 @@ from planner.layout.blocking import COL_AXIS, ROW_AXIS, NzTensor, fold_leading_o
 from planner.layout.context import PlanContext, exprs, require_rank
 from planner.layout.offsets import OffsetRules, map_trailing_offset
 from planner.layout.protocol import PlannedOp, StoreOp, StoreTile
+from planner.layout.windows import check_window_bounds
 from planner.proofs.expr import Const, Expr, format_expr, to_json_value
 from planner.targets.ascend import ASCEND_TARGETS, STORE_TILE_ALIGN, AscendTarget
 
@@ -46,6 +48,8 @@ def plan_store(ctx: PlanContext, op: StoreOp, dest: NzTensor) -> PlannedOp:
     check_row_window(site, dest, rows, offsets[ROW_AXIS])
     check_column_window(site, dest, cols, offsets[COL_AXIS])
     column = map_trailing_offset(ctx.ledger, site, COL_AXIS, offsets[COL_AXIS], ACC_C0, STORE_COLUMN_RULES)
+    window = (*(Const(1),) * (dest.rank - 2), Const(rows), Const(cols))
+    check_window_bounds(ctx, site, "tile.store", dest, offsets, window)
     blocked = (fold_leading_offsets(offsets[:-2], dest.logical[:-2]), column, Const(0), Const(0), Const(0))
     chunks = None
     refusal = emitted_store_refusal(site, rows, cols, target)

@@ -83,7 +83,8 @@ def _access_note(
 def _obligation_note(model: FunctionModel, record: ObligationRecord, spelling: _Spelling) -> dict[str, Any]:
     position = model.op_sites[record.op].position
     expr = spelling.value(record.expr)
-    goal = f"{expr} % {record.factor} == 0" if record.goal == "multiple_of" else f"{expr} >= 0"
+    goals = {"multiple_of": f"{expr} % {record.factor} == 0", "at_most": f"{expr} <= {record.bound}"}
+    goal = goals.get(record.goal, f"{expr} >= 0")
     message = f"obligation {goal} (axis {record.axis}): {record.status}"
     counterexample = None
     if record.counterexample:

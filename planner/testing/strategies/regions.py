@@ -26,6 +26,7 @@ from planner.testing.strategies.kernels import kernel_requests
 from planner.testing.strategies.nz import c0_of, nz_tensor_specs
 
 WRAP_WIDTHS = (32, 32, 64)
+WRAPPED_REACH = 7 * 16  # a wrapped product lands below (3 + 4 trips) * scale, scale at most factor * 16
 SFPU_CONSUMERS = ("tile_exp", "tile_abs", "copy_tile", "tile_typecast")
 FPU_ELIGIBLE = ("tile_add", "tile_sub", "tile_mul")
 
@@ -54,11 +55,16 @@ def wrapping_product(draw: st.DrawFn, index: str, name: str, factor: int, bits: 
 
 @st.composite
 def wraparound_layout_requests(draw: st.DrawFn) -> LayoutPlanRequest:
-    """An NZ `tile.load` at `[.., n0, k0]` where `n0` and `k0` are products that may wrap (32 or 64 bits)."""
+    """An NZ `tile.load` at `[.., n0, k0]` where `n0` and `k0` are products that may wrap (32 or 64 bits).
+
+    The tensor is widened past the furthest wrapped offset, so every window stays inside it.
+    """
     bits = draw(st.sampled_from(WRAP_WIDTHS))
-    weight = draw(nz_tensor_specs("w", ranks=(2, 3)))
-    c0 = c0_of(weight.dtype)
-    rows, cols = (int(extent) for extent in weight.shape[-2:])
+    drawn = draw(nz_tensor_specs("w", ranks=(2, 3)))
+    c0 = c0_of(drawn.dtype)
+    rows, cols = (int(extent) for extent in drawn.shape[-2:])
+    reach = [rows + WRAPPED_REACH * FRACTAL_ROWS, cols + WRAPPED_REACH * c0]
+    weight = drawn.model_copy(update={"shape": [*drawn.shape[:-2], *reach]})
     bindings = [
         *draw(wrapping_product("nb", "n0", FRACTAL_ROWS, bits)),
         *draw(wrapping_product("kb", "k0", c0, bits)),
