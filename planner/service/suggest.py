@@ -130,7 +130,10 @@ def _dry_run(
     loads = [load for function, name in planned for load in _nz_loads(function, name)]
     sizes = [load.bytes_not_converted for load in loads]
     total = None if any(size is None for size in sizes) else sum(size for size in sizes if size is not None)
-    proven = all(r.ok and all(o.status == "proven" for o in r.obligations) for r in responses)
+    # offsets must be proven; a window bound left unproven is a warning (`_blocking`)
+    proven = all(
+        r.ok and all(o.status == "proven" for o in r.obligations if o.goal != "at_most") for r in responses
+    )
     return SuggestedTensor(
         **where,
         **declared,
@@ -141,12 +144,9 @@ def _dry_run(
 
 
 def _blocking(response: LayoutPlanResponse) -> Diagnostic | None:
-    """The first error, else the first warning: an unproven window bound also keeps the weight ND."""
-    for severity in ("error", "warning"):
-        found = next((d for d in response.diagnostics if d.severity == severity), None)
-        if found is not None:
-            return found
-    return None
+    """The first error. A warning (a window bound proven only for some launches) leaves the plan ok,
+    as `planner plan` would write it, so it does not keep the weight ND."""
+    return next((d for d in response.diagnostics if d.severity == "error"), None)
 
 
 def _nz_loads(function: FunctionRequest, weight: str) -> list[SuggestedLoad]:
