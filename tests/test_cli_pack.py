@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import json
 import struct
+import tempfile
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis_budget import lowered
 
 from planner.cli import main
 from planner.testing.oracles.nz_bytes import pack_nz, unpack_nz
@@ -225,3 +229,48 @@ def test_bad_input_exits_2_with_a_typed_error_and_keeps_the_input(
     assert code == 2 and code_text in err
     assert (tmp_path / "w.npy").read_bytes() == before
     assert not (tmp_path / "o.npy").exists()
+
+
+PACKABLE = {"I8": (np.int8, 32), "U8": (np.uint8, 32), "F8_E4M3": (np.uint8, 32), "BF16": (np.uint16, 16),
+            "F16": (np.float16, 16), "I16": (np.int16, 16), "F32": (np.float32, 8), "I32": (np.int32, 8),
+            "I64": (np.int64, 4), "U64": (np.uint64, 4)}  # fmt: skip
+
+
+@st.composite
+def safetensors_contents(draw: st.DrawFn) -> tuple[Tensors, list[str]]:
+    """Named tensors of packable dtypes and NZ-aligned shapes (rank 2-4), and the ones to pack."""
+    tensors: Tensors = {}
+    for index in range(draw(st.integers(1, 4))):
+        dtype = draw(st.sampled_from(sorted(PACKABLE)))
+        words, c0 = PACKABLE[dtype]
+        leading = draw(st.lists(st.integers(1, 3), max_size=2))
+        shape = (*leading, 16 * draw(st.integers(1, 3)), c0 * draw(st.integers(1, 3)))
+        tensors[f"t{index}"] = (dtype, list(shape), words_of(shape, words, draw(st.integers(0, 2**16))))
+    chosen = draw(st.lists(st.sampled_from(sorted(tensors)), min_size=1, unique=True))
+    return tensors, chosen
+
+
+def words_of(shape: tuple[int, ...], dtype: type[np.generic], seed: int) -> bytes:
+    return words(shape, dtype, seed).tobytes()
+
+
+@settings(max_examples=lowered(25))
+@given(safetensors_contents())
+def test_packing_named_tensors_and_unpacking_them_restores_every_tensor(
+    case: tuple[Tensors, list[str]],
+) -> None:
+    tensors, chosen = case
+    with tempfile.TemporaryDirectory() as directory:
+        root = Path(directory)
+        write_safetensors(root / "m.safetensors", tensors)
+        assert main(["layout", "pack", str(root / "m.safetensors"), "--tensors", ",".join(chosen),
+                     "-o", str(root / "p.safetensors")]) == 0  # fmt: skip
+        packed, metadata = read_safetensors(root / "p.safetensors")
+        for name, (dtype, shape, raw) in tensors.items():
+            words_type = PACKABLE[dtype][0]
+            expected = pack_nz(np.frombuffer(raw, words_type).reshape(shape)) if name in chosen else raw
+            assert packed[name][0] == dtype and packed[name][2] == expected
+        assert sorted(metadata) == sorted(f"nz.logical_shape.{name}" for name in chosen)
+        assert main(["layout", "unpack", str(root / "p.safetensors"), "--tensors", ",".join(chosen),
+                     "-o", str(root / "u.safetensors")]) == 0  # fmt: skip
+        assert read_safetensors(root / "u.safetensors") == (tensors, {})
