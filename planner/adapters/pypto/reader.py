@@ -15,8 +15,8 @@ from pydantic import ValidationError
 
 from planner.adapters.outcome import AdapterInputError
 from planner.adapters.pypto import codes
-from planner.adapters.pypto.carried import rebound_names
-from planner.adapters.pypto.expressions import SCALAR_CALLS, callee_of, int_literal
+from planner.adapters.pypto.carried import Induction, inductions, rebound_names
+from planner.adapters.pypto.expressions import SCALAR_CALLS, callee_of, constant_value, int_literal
 from planner.adapters.pypto.model import (
     BLOCK_QUERIES,
     FunctionModel,
@@ -32,12 +32,13 @@ from planner.adapters.pypto.program import Program, ProgramFunction
 from planner.adapters.pypto.types import ScalarType, TensorType, TileType, TupleType, is_unshaped
 from planner.adapters.pypto.windows import WindowReader, is_kernel_scope
 from planner.layout.protocol import LayoutPlanRequest
-from planner.proofs.expr import Const, to_json_value
+from planner.proofs.expr import BinOp, Const, parse_expr, to_json_value
 from planner.proofs.protocol import (
     AssignBinding,
     BlockIdxBinding,
     BlockNumBinding,
     ForBinding,
+    InductionBinding,
     IterArgBinding,
     ParamBinding,
     SpmdBinding,
@@ -263,10 +264,12 @@ class _FunctionReader(WindowReader):
             self._bind_scalar(loop_variable, SpmdBinding, None, extent=to_json_value(extent))
         else:
             self._loop_variable(loop_variable, call, keywords)
+        loop_binding = self._out.bindings[-1]
+        loop = loop_binding.name if isinstance(loop_binding, ForBinding | SpmdBinding) else None
         for name, init in zip(carried, initial, strict=True):
             self._carried(name, init)
         self.enter_scope(kind == "spmd")
-        self._loop_body(statement.body)
+        self._loop_body(statement.body, loop)
         self.leave_scope(kind == "spmd")
 
     def _loop_variable(self, name: str, call: ast.Call, keywords: dict[str, ast.expr]) -> None:
@@ -342,20 +345,50 @@ class _FunctionReader(WindowReader):
         self._block(statement.body)
         self.leave_scope(kernel)
 
-    def _loop_body(self, statements: list[ast.stmt]) -> None:
+    def _loop_body(self, statements: list[ast.stmt], loop: str | None) -> None:
         """Walk a loop body; a scalar it rebinds that existed before the loop is unknown afterwards
-        (the body may run zero times). A scalar it rebinds is loop-carried inside it (section 7.3)."""
+        (the body may run zero times). A scalar it rebinds is loop-carried inside it (section 7.3):
+        an induction `x = x + c` of loop `loop` reads `init + c*i` before its update and
+        `init + c*(i + 1)` after it; any other carried scalar is unconstrained."""
+        steps = inductions(statements, self._constant_of) if loop is not None else {}
+        updates: dict[int, tuple[str, int | str, Induction, int | None]] = {}
         for name in rebound_names(statements):
-            if isinstance(self._values.get(name), ScalarValue) or name in self._constants:
+            if not (isinstance(self._values.get(name), ScalarValue) or name in self._constants):
+                continue
+            init, bits = self._before_loop(name)
+            induction = steps.get(name)
+            if induction is None or init is None or loop is None:
                 self._bind_scalar(name, IterArgBinding, None)
+                continue
+            self._bind_scalar(name, InductionBinding, bits, init=init, step=induction.step, loop=loop)
+            updates[induction.index] = (name, init, induction, bits)
         before = set(self._values)
         self._assigned.append(set())
-        self._block(statements)
+        for index, statement in enumerate(statements):
+            self._statement = statement
+            if index not in updates:
+                self._dispatch(statement)
+                continue
+            name, init, induction, bits = updates[index]
+            after = to_json_value(BinOp("+", parse_expr(init), Const(induction.step)))
+            self._bind_scalar(name, InductionBinding, bits, init=after, step=induction.step, loop=loop)
         assigned = self._assigned.pop()
         for name in sorted(assigned):
             if name in before and isinstance(self._values.get(name), ScalarValue):
                 self._values[name] = Unknown()
         self._assigned[-1] |= assigned
+
+    def _constant_of(self, node: ast.expr) -> int | None:
+        """An induction step: an int literal or an expression over known constants."""
+        return constant_value(node, self._constants)
+
+    def _before_loop(self, name: str) -> tuple[int | str | None, int | None]:
+        """A carried scalar's value entering the loop (its request name or constant) and its width."""
+        value = self._values.get(name)
+        if isinstance(value, ScalarValue):
+            bits = next((b.bits for b in self._out.bindings if b.name == value.name), None)
+            return value.name, bits
+        return self._constants.get(name), None
 
 
 def _in_grammar(node: ast.expr) -> bool:
