@@ -230,3 +230,37 @@ def test_a_caller_passing_a_value_no_annotation_makes_nz_blocks_the_weight() -> 
     assert weight.blocking is not None and weight.blocking.code == "adapter.pypto.nd_argument_for_nz"
     assert (weight.line, weight.column) == (33, 32)
     assert "grouped passes it 'pl.slice(w, [4, 256, 1024], [0, 0, 0])'" in weight.blocking.message
+
+
+LAUNCH_DEPENDENT = """# pypto.program: Warn
+import pypto.language as pl
+
+
+@pl.program
+class Warn:
+    @pl.function(type=pl.FunctionType.InCore)
+    def main(
+        self,
+        x: pl.Tensor[[64, 512], pl.INT8],
+        w: pl.Tensor[[256, 512], pl.INT8],
+        out: pl.Out[pl.Tensor[[64, 256], pl.INT32]],
+    ) -> pl.Tensor[[64, 256], pl.INT32]:
+        blk = pl.tile.get_block_idx()
+        n0: pl.Scalar[pl.INDEX] = (blk % 2) * 256
+        xt = pl.tile.load(x, [0, 0], [64, 512], target_memory=pl.Mem.Mat)
+        wt = pl.tile.load(w, [n0, 0], [256, 512], target_memory=pl.Mem.Mat)
+        c: pl.Tile[[64, 256], pl.INT32, pl.Mem.Acc] = pl.tile.matmul(xt, wt, b_trans=True)
+        out = pl.store(c, [0, 0], out)
+        return out
+"""
+
+
+def test_a_launch_dependent_window_bound_is_a_warning_that_leaves_the_weight_eligible(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    [weight] = suggest_text(LAUNCH_DEPENDENT).response.tensors
+    assert (weight.name, weight.eligible, weight.blocking) == ("w", True, None)
+    assert [(w.code, w.op) for w in weight.warnings] == [("nz.window_bounds_unproven", "load0")]
+    (tmp_path / "warn.py").write_text(LAUNCH_DEPENDENT, encoding="utf-8")
+    code, out, _ = run(capsys, "suggest", str(tmp_path / "warn.py"))
+    assert code == 0 and out.endswith("(total 131072); warning: [nz.window_bounds_unproven]\n")

@@ -57,7 +57,8 @@ class SuggestedTensor(ContractModel):
     also_annotated: list[str] = Field(default_factory=list)  # callers' parameters it is passed from
     loads: list[SuggestedLoad] = Field(default_factory=list)
     bytes_not_converted_total: int | None = 0
-    blocking: Diagnostic | None = None  # the first refusal (or unproven warning) of the dry run
+    blocking: Diagnostic | None = None  # the first refusal of the dry run
+    warnings: list[Diagnostic] = Field(default_factory=list)  # what the annotated plan warns of
 
 
 class LayoutSuggestResponse(ContractModel):

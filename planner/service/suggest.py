@@ -5,9 +5,10 @@ The candidates are the ND tensor parameters whose Mat loads reach a matmul's B o
 candidate the file is read again with that one parameter annotated `pl.NZ`, by the PyPTO
 adapter's public `build_requests`, and its function is planned by `planner.layout.plan`: the
 very reading and rules `planner plan` applies, so a verdict is what planning the annotated
-file says. Eligible: the plan is ok and every obligation proven; then each Mat load of the
-weight becomes NZ->NZ and stops converting its window's bytes. Ineligible: the first refusal
-(or unproven warning) is the blocking diagnostic, with its code and counterexample.
+file says. Eligible: the plan is ok and every offset obligation proven; then each Mat load
+of the weight becomes NZ->NZ and stops converting its window's bytes. Ineligible: the first
+refusal is the blocking diagnostic, with its code and counterexample. Callers that pass the
+weight on are annotated with it (`nz_annotations`).
 
 `--apply` writes the `pl.NZ` annotations of the eligible weights into the source and nothing
 else; an annotated weight is no longer ND, so a second run changes nothing.
@@ -140,6 +141,7 @@ def _dry_run(
         eligible=proven,
         loads=loads if proven else [],
         bytes_not_converted_total=total if proven else 0,
+        warnings=[d for r in responses for d in r.diagnostics if d.severity == "warning"],
     )
 
 
@@ -183,6 +185,7 @@ def render(filename: str, response: LayoutSuggestResponse) -> str:
                 f"bytes no longer converted per execution: {sizes} "
                 f"(total {_bytes(tensor.bytes_not_converted_total)})"
                 + "".join(f"; with {caller}" for caller in tensor.also_annotated)
+                + "".join(f"; warning: [{warning.code}]" for warning in tensor.warnings)
             )
         elif tensor.blocking is not None:
             lines.append(f"{where}: ineligible: [{tensor.blocking.code}] {tensor.blocking.message}")
