@@ -394,3 +394,52 @@ def test_a_refusal_points_at_the_source_and_reports_the_refuted_obligation() -> 
         "refuted",
         {"n0": 8, "nb": 1},
     )
+
+
+TYPED = """\
+for k in pl.range(4):
+    n0: pl.Scalar[pl.{n0}] = {value}
+    acc = pl.matmul(x, w[n0 : n0 + 16, :])
+return acc
+"""
+TYPED_PARAMS = (
+    "x: pl.Tensor[[64, 512], pl.INT8], w: pl.Tensor[[8192, 512], pl.INT8, pl.NZ], u: pl.Scalar[pl.{u}]"
+)
+
+
+@pytest.mark.parametrize(
+    ("u", "n0", "value", "bindings", "refusal"),
+    [
+        # the loop bounds k: k * 256 fits INT16, proven
+        ("UINT8", "INT16", "k * 256", {"u": (8, False), "n0": (16, None)}, None),
+        # 64-bit u * 16 truncated into INT32 wraps negative
+        (
+            "INT64",
+            "INT32",
+            "u * 16",
+            {"u": (64, None), "n0": (32, None)},
+            "u = 134217728 gives n0 = -2147483648",
+        ),
+        # an unsigned u may be sign-extended by the generated code: u = 128 reads as -128
+        (
+            "UINT8",
+            "INT32",
+            "u * 16",
+            {"u": (8, False), "n0": (32, None)},
+            "with unsigned values sign-extended",
+        ),
+    ],
+)
+def test_scalar_annotations_give_bindings_their_width_and_signedness(
+    u: str, n0: str, value: str, bindings: dict[str, tuple[int, bool | None]], refusal: str | None
+) -> None:
+    text = jit(TYPED.format(n0=n0, value=value), TYPED_PARAMS.format(u=u), "@pl.jit.incore")
+    outcome = plan(text)
+    request = outcome.report["functions"][0]["request"]
+    assert {
+        b["name"]: (b["bits"], b["signed"]) for b in request["bindings"] if b["name"] in bindings
+    } == bindings
+    if refusal is None:
+        assert outcome.ok, outcome.diagnostics
+    else:
+        assert codes(outcome) == ["nz.offset_unprovable_sign"] and refusal in outcome.diagnostics[0]

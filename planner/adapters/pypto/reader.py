@@ -133,7 +133,7 @@ class _FunctionReader(WindowReader):
         elif isinstance(declared, TileType):
             self._assign(parameter.arg, TileValue(declared))
         elif isinstance(declared, ScalarType):
-            self._bind_scalar(parameter.arg, ParamBinding, declared.bits)
+            self._bind_scalar(parameter.arg, ParamBinding, declared)
         else:
             for tensor in self._types.tensors_in(parameter.annotation):
                 self._declare(None, tensor, parameter, parameter.arg)
@@ -169,7 +169,7 @@ class _FunctionReader(WindowReader):
         name = statement.target.id
         declared = self._types.read(statement.annotation)
         if isinstance(declared, ScalarType):
-            self._scalar_assign(name, statement.value, declared.bits)
+            self._scalar_assign(name, statement.value, declared)
             return
         if isinstance(declared, TupleType):
             for tensor in self._types.tensors_in(statement.annotation):
@@ -226,20 +226,20 @@ class _FunctionReader(WindowReader):
         else:
             self._scalar_assign(name, node, None)
 
-    def _scalar_assign(self, name: str, node: ast.expr | None, bits: int | None) -> None:
+    def _scalar_assign(self, name: str, node: ast.expr | None, declared: ScalarType | None) -> None:
         """Section 7.2: `definition(v) = expr`; a block query is non-negative; the rest unknown."""
         callee = callee_of(node) if node is not None else None
         if node is None:
-            self._bind_scalar(name, ParamBinding, bits)
+            self._bind_scalar(name, ParamBinding, declared)
         elif callee in BLOCK_QUERIES:
             kind = BlockIdxBinding if BLOCK_QUERIES[callee] == "block_idx" else BlockNumBinding
-            self._bind_scalar(name, kind, bits)
+            self._bind_scalar(name, kind, declared)
         elif _in_grammar(node):
             expr = self._expr(node)
-            self._bind_scalar(name, AssignBinding, bits, expr=to_json_value(expr))
+            self._bind_scalar(name, AssignBinding, declared, expr=to_json_value(expr))
         else:
             self._value(node)
-            self._bind_scalar(name, ParamBinding, bits)
+            self._bind_scalar(name, ParamBinding, declared)
 
     def _expression_statement(self, node: ast.expr) -> None:
         if isinstance(node, ast.Constant):
@@ -351,17 +351,17 @@ class _FunctionReader(WindowReader):
         an induction `x = x + c` of loop `loop` reads `init + c*i` before its update and
         `init + c*(i + 1)` after it; any other carried scalar is unconstrained."""
         steps = inductions(statements, self._constant_of) if loop is not None else {}
-        updates: dict[int, tuple[str, int | str, Induction, int | None]] = {}
+        updates: dict[int, tuple[str, int | str, Induction, ScalarType | None]] = {}
         for name in rebound_names(statements):
             if not (isinstance(self._values.get(name), ScalarValue) or name in self._constants):
                 continue
-            init, bits = self._before_loop(name)
+            init, declared = self._before_loop(name)
             induction = steps.get(name)
             if induction is None or init is None or loop is None:
-                self._bind_scalar(name, IterArgBinding, None)
+                self._bind_scalar(name, IterArgBinding, declared)
                 continue
-            self._bind_scalar(name, InductionBinding, bits, init=init, step=induction.step, loop=loop)
-            updates[induction.index] = (name, init, induction, bits)
+            self._bind_scalar(name, InductionBinding, declared, init=init, step=induction.step, loop=loop)
+            updates[induction.index] = (name, init, induction, declared)
         before = set(self._values)
         self._assigned.append(set())
         for index, statement in enumerate(statements):
@@ -369,9 +369,9 @@ class _FunctionReader(WindowReader):
             if index not in updates:
                 self._dispatch(statement)
                 continue
-            name, init, induction, bits = updates[index]
+            name, init, induction, declared = updates[index]
             after = to_json_value(BinOp("+", parse_expr(init), Const(induction.step)))
-            self._bind_scalar(name, InductionBinding, bits, init=after, step=induction.step, loop=loop)
+            self._bind_scalar(name, InductionBinding, declared, init=after, step=induction.step, loop=loop)
         assigned = self._assigned.pop()
         for name in sorted(assigned):
             if name in before and isinstance(self._values.get(name), ScalarValue):
@@ -382,12 +382,11 @@ class _FunctionReader(WindowReader):
         """An induction step: an int literal or an expression over known constants."""
         return constant_value(node, self._constants)
 
-    def _before_loop(self, name: str) -> tuple[int | str | None, int | None]:
-        """A carried scalar's value entering the loop (its request name or constant) and its width."""
+    def _before_loop(self, name: str) -> tuple[int | str | None, ScalarType | None]:
+        """A carried scalar's value entering the loop (its request name or constant) and its declared type."""
         value = self._values.get(name)
         if isinstance(value, ScalarValue):
-            bits = next((b.bits for b in self._out.bindings if b.name == value.name), None)
-            return value.name, bits
+            return value.name, self._scalar_types.get(name)
         return self._constants.get(name), None
 
 

@@ -90,6 +90,10 @@ def _obligation_note(model: FunctionModel, record: ObligationRecord, spelling: _
     if record.counterexample:
         counterexample = {spelling.name(name): value for name, value in sorted(record.counterexample.items())}
         message += " at " + ", ".join(f"{name}={value}" for name, value in counterexample.items())
+    if record.reading is not None:  # the semantics of the generated code under which it breaks
+        reading = record.reading
+        message += f" ({reading.division} division, {reading.extension}-extended unsigned"
+        message += f", value {record.value})" if record.value is not None else ")"
     return _located(
         position,
         "obligation",
@@ -97,9 +101,12 @@ def _obligation_note(model: FunctionModel, record: ObligationRecord, spelling: _
         goal=record.goal,
         expr=expr,
         factor=record.factor,
+        bound=record.bound,
         axis=record.axis,
         status=record.status,
         counterexample=counterexample,
+        reading=record.reading.model_dump(mode="json") if record.reading is not None else None,
+        value=record.value,
     )
 
 

@@ -29,7 +29,7 @@ from planner.adapters.pypto.model import (
     Value,
 )
 from planner.adapters.pypto.program import STAMP, Program, ProgramFunction
-from planner.adapters.pypto.types import TensorType, TileType, TypeReader
+from planner.adapters.pypto.types import ScalarType, TensorType, TileType, TypeReader
 from planner.layout.protocol import LayoutOp, TensorSpec
 from planner.proofs.expr import Const, Expr, Name, to_json_value
 from planner.proofs.protocol import AssignBinding, Binding, BlockIdxBinding, BlockNumBinding, ParamBinding
@@ -51,6 +51,7 @@ class FunctionState(ABC):
         self._out = Collected()
         self._op_results: set[str] = set()  # tensors an op defines (slice results)
         self._statement: ast.stmt = function.node.body[0]
+        self._scalar_types: dict[str, ScalarType | None] = {}  # each scalar name's declared type
 
     @abstractmethod
     def _value(self, node: ast.expr, target: Target | None = None) -> Value:
@@ -98,10 +99,15 @@ class FunctionState(ABC):
         self._constants.pop(name, None)
         self._assigned[-1].add(name)
 
-    def _bind_scalar(self, name: str, kind: type[Binding], bits: int | None, **fields: JsonValue) -> None:
+    def _bind_scalar(
+        self, name: str, kind: type[Binding], declared: ScalarType | None = None, **fields: JsonValue
+    ) -> None:
+        """A scalar binding at its declared width and signedness (the index type when undeclared)."""
         request_name = self._names.claim(name)
-        self._out.bindings.append(kind(name=request_name, bits=bits, **fields))
+        bits, signed = (declared.bits, declared.signed) if declared is not None else (None, None)
+        self._out.bindings.append(kind(name=request_name, bits=bits, signed=signed, **fields))
         self._assign(name, ScalarValue(request_name))
+        self._scalar_types[name] = declared
 
     def _add_op(
         self,

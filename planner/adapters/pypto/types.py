@@ -61,6 +61,11 @@ class ScalarType:
             return None
         return entry.bits
 
+    @property
+    def signed(self) -> bool | None:
+        """False for an unsigned integer scalar (its widening differs, nz-layout.md 7.3); else the default."""
+        return False if self.dtype.startswith("UINT") and self.bits is not None else None
+
 
 @dataclass(frozen=True, slots=True)
 class TupleType:
