@@ -16,7 +16,7 @@ from planner.kernelcfg.protocol import KernelcfgResolveRequest
 from planner.kernelcfg.requirements import collect_requirements
 from planner.kernelcfg.resolver import kernel_problem, resolve_with
 from planner.targets.tenstorrent import UnpackMode
-from planner.testing.oracles.kernel_enum import Assignment, enum_oracle
+from planner.testing.oracles.kernel_enum import Assignment, enum_oracle, refusal
 from planner.testing.oracles.kernel_literal import literal_resolve
 from planner.testing.strategies.kernels import conflicting_kernel_requests, kernel_requests
 
@@ -37,6 +37,29 @@ def test_every_plan_meets_every_requirement(request: KernelcfgResolveRequest) ->
     oracle = enum_oracle(request)
     assert oracle is not None and response.plan is not None
     assert oracle.plan_satisfies(response.plan)
+
+
+@given(kernel_requests())
+def test_width_unpack_and_sync_follow_steps_7_to_9_for_the_chosen_strategies(
+    request: KernelcfgResolveRequest,
+) -> None:
+    response = resolve(request)
+    assume(response.ok)
+    oracle = enum_oracle(request)
+    assert oracle is not None and response.plan is not None
+    plan = response.plan
+    assert oracle.settled(plan.strategies) == (plan.dst_width, plan.unpack_to_dest_fp32, plan.dst_sync)
+
+
+@given(kernel_requests())
+def test_refusals_before_the_search_match_the_oracle(request: KernelcfgResolveRequest) -> None:
+    expected = refusal(request)
+    assume(expected is not None)
+    assert expected is not None
+    response = resolve(request)
+    assert not response.ok and response.conflict is not None
+    conflict = response.conflict
+    assert (conflict.code, conflict.op, conflict.operand) == (expected.code, expected.op, expected.operand)
 
 
 @given(kernel_requests(max_ops=6))

@@ -15,7 +15,7 @@ __getattr__, __dir__, __all__ = lazy_exports(
     {
         "arith": ("OracleLimitExceeded", "OracleOutcome", "assignments", "evaluate", "oracle_check", "wrap"),
         "nz_bytes": ("nz_c0", "pack_nz", "read_window", "unpack_nz"),
-        "kernel_enum": ("Assignment", "EnumOracle", "enum_oracle"),
+        "kernel_enum": ("Assignment", "EnumOracle", "Need", "Refusal", "enum_oracle", "refusal"),
         "kernel_literal": ("LiteralOutcome", "literal_resolve"),
     },
 )
