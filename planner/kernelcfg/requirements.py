@@ -112,10 +112,11 @@ class KernelRequirements:
     fixed: UseBatch
     choices: tuple[Choice, ...]
     fp32_uses: tuple[Fp32Use, ...]
+    walk_order: tuple[str, ...] = ()  # every op id, in walk order
 
     def all_dfb_uses(self) -> Iterator[DFBInputUse]:
         """Every DFB use, fixed and optional, op by op in walk order (for the range check)."""
-        by_op: dict[str, list[DFBInputUse]] = {}
+        by_op: dict[str, list[DFBInputUse]] = {op: [] for op in self.walk_order}
         for use in self.fixed.dfb:
             by_op.setdefault(use.op, []).append(use)
         for choice in self.choices:
@@ -422,4 +423,9 @@ def collect_requirements(request: KernelcfgResolveRequest) -> KernelRequirements
         dfb.extend(uses.dfb)
         if semantics.full_fp32 is not None:
             fp32_uses.append(Fp32Use(op.id, semantics.full_fp32))
-    return KernelRequirements(UseBatch(tuple(destination), tuple(dfb)), tuple(choices), tuple(fp32_uses))
+    return KernelRequirements(
+        UseBatch(tuple(destination), tuple(dfb)),
+        tuple(choices),
+        tuple(fp32_uses),
+        tuple(op.id for op in request.ops),
+    )

@@ -114,7 +114,9 @@ def _moved(read: DFBInputUse, index: int) -> RequirementsEdit:
             replace(c, options=tuple(ChoiceOption(o.strategy, batch(o.uses)) for o in c.options))
             for c in requirements.choices
         )
-        return KernelRequirements(batch(requirements.fixed), choices, requirements.fp32_uses)
+        return KernelRequirements(
+            batch(requirements.fixed), choices, requirements.fp32_uses, requirements.walk_order
+        )
 
     return edit
 
