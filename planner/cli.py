@@ -174,6 +174,14 @@ def _cmd_explain(args: argparse.Namespace) -> int:
     return EXIT_OK if found.explanation is None else EXIT_REFUSED
 
 
+def _cmd_explain_plan(args: argparse.Namespace) -> int:
+    from planner.service.remarks import explain_source
+
+    explained = explain_source(args.file, _read_text(args.file), _limits(args))
+    sys.stdout.write(explained.text)
+    return EXIT_OK if explained.ok else EXIT_REFUSED
+
+
 def _cmd_layout_show(args: argparse.Namespace) -> int:
     from planner.service import fractals
 
@@ -334,6 +342,10 @@ def _add_commands(sub: Any) -> None:
     explain.add_argument("--json", action="store_true", help="print the explanation as JSON")
     explain.add_argument("--graph", metavar="OUT.dot|OUT.png", help="draw the conflict graph")
     _add_limits(explain, with_sizes=False)
+
+    reasons = _subcommand(sub, "explain", _cmd_explain_plan, "say why each kernel-config decision was made")
+    reasons.add_argument("file", help="TT-Lang MLIR or a kernelcfg.resolve JSON request; - for stdin")
+    _add_limits(reasons, with_sizes=False)
 
     layout = sub.add_parser("layout", help="NZ layout tools", description="NZ layout tools")
     layout_sub = layout.add_subparsers(title="layout commands", required=True)

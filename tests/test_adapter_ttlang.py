@@ -139,6 +139,7 @@ def test_section10_compute_form_request() -> None:
                 None,
             ),
         ],
+        "explain": False,
     }
 
 

@@ -408,4 +408,5 @@ def test_the_protocol_example_round_trips_as_json() -> None:
         },
         "warnings": [],
         "conflict": None,
+        "explanation": None,
     }

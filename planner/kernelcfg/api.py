@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from planner.kernelcfg.decisions import explain_plan
 from planner.kernelcfg.explain import explain_conflict
 from planner.kernelcfg.protocol import KernelcfgResolveRequest, KernelcfgResolveResponse
 from planner.kernelcfg.resolver import resolve_with
@@ -19,5 +20,8 @@ def resolve_on(
     """`resolve` against an explicit target environment (None: the request's architecture)."""
     resolution = resolve_with(request, target)
     if resolution.plan is not None:
-        return KernelcfgResolveResponse(ok=True, plan=resolution.plan, warnings=resolution.warnings)
+        explanation = explain_plan(request, resolution) if request.explain else None
+        return KernelcfgResolveResponse(
+            ok=True, plan=resolution.plan, warnings=resolution.warnings, explanation=explanation
+        )
     return KernelcfgResolveResponse(ok=False, conflict=explain_conflict(request, resolution, target))

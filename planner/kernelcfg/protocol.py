@@ -89,6 +89,7 @@ class KernelcfgResolveRequest(ContractModel):
     policy: KernelPolicy = Field(default_factory=KernelPolicy)
     dfbs: list[DfbSpec] = Field(default_factory=list, max_length=4096)
     ops: list[KernelOp] = Field(default_factory=list, max_length=100_000)
+    explain: bool = False  # a resolved plan carries `explanation`: every decision and its causes
 
 
 class KernelWarning(ContractModel):
@@ -133,6 +134,34 @@ class Conflict(ContractModel):
     corrections: list[Correction] = Field(default_factory=list)
 
 
+class Preference(ContractModel):
+    """A soft rule the resolver follows when the hard requirements leave a choice."""
+
+    name: str
+    summary: str
+
+
+class Decision(ContractModel):
+    """One setting of a resolved plan and why: `causes` are requirement ids and preference names.
+
+    Removing the listed requirements and flipping the listed preferences changes the decision.
+    """
+
+    setting: Literal["strategy", "dst_width", "unpack", "dst_sync"]
+    subject: str | None = None  # the op (strategy) or DFB index (unpack) decided
+    value: str
+    how: Literal["forced", "preferred"]
+    causes: list[str]
+    op: str | None = None  # where the remark goes: the deciding op; None: the function
+    reason: str
+
+
+class PlanExplanation(ContractModel):
+    requirements: list[RequirementRecord] = Field(default_factory=list)
+    preferences: list[Preference] = Field(default_factory=list)
+    decisions: list[Decision] = Field(default_factory=list)
+
+
 class KernelConfigPlan(ContractModel):
     """One strategy per choice op, the kernel-wide width and sync, the unpack-to-DST DFBs (sorted)."""
 
@@ -148,3 +177,4 @@ class KernelcfgResolveResponse(ContractModel):
     plan: KernelConfigPlan | None = None
     warnings: list[KernelWarning] = Field(default_factory=list)
     conflict: Conflict | None = None
+    explanation: PlanExplanation | None = None  # with `explain: true`, for a resolved plan
