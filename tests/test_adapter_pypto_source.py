@@ -443,3 +443,19 @@ def test_scalar_annotations_give_bindings_their_width_and_signedness(
         assert outcome.ok, outcome.diagnostics
     else:
         assert codes(outcome) == ["nz.offset_unprovable_sign"] and refusal in outcome.diagnostics[0]
+
+
+def test_an_induction_in_a_source_loop_is_read_as_init_plus_step_times_the_iteration() -> None:
+    body = """\
+    with pl.at(level=pl.Level.CORE_GROUP):
+        k0 = 0
+        for k in pl.range(4):
+            acc = pl.matmul(x, w[0:256, k0 : k0 + 512])
+            k0 = k0 + 512
+    return acc
+    """
+    outcome = plan(jit(body, "x: pl.Tensor[[64, 512], pl.INT8], w: pl.Tensor[[512, 2048], pl.INT8, pl.NZ]"))
+    kinds = {b["name"]: b["kind"] for b in outcome.report["functions"][0]["request"]["bindings"]}
+    assert kinds["k0__v1"] == "induction"
+    (load,) = accesses(outcome)
+    assert load["offsets"] == [0, "k0 // 32", 0, 0, 0]

@@ -56,7 +56,8 @@ def _tensor_note(model: FunctionModel, tensor: PlannedTensor, spelling: _Spellin
     name = spelling.name(tensor.name)
     shape, strides = spelling.list(tensor.shape), spelling.list(tensor.strides)
     message = f"NZ tensor {name!r}: blocked shape {shape}, strides {strides}"
-    return _located(position, "tensor", message, tensor=name, shape=tensor.shape, strides=tensor.strides)
+    shape_json, strides_json = spelling.json(tensor.shape), spelling.json(tensor.strides)
+    return _located(position, "tensor", message, tensor=name, shape=shape_json, strides=strides_json)
 
 
 def _access_note(
@@ -66,8 +67,9 @@ def _access_note(
     written = _SPACES.sub(" ", source.segment(site.call))
     if op.kept:
         return _located(site.position, "access", f"{written}: {op.op} kept as written", op=op.op, kept=True)
-    lists = {name: getattr(op, name) for name in _PLANNED_LISTS if getattr(op, name) is not None}
-    parts = [f"{name} {spelling.list(values)}" for name, values in lists.items()]
+    values = {name: getattr(op, name) for name in _PLANNED_LISTS if getattr(op, name) is not None}
+    parts = [f"{name} {spelling.list(entries)}" for name, entries in values.items()]
+    lists = {name: spelling.json(entries) for name, entries in values.items()}
     for chunk in op.chunks or []:
         parts.append(
             f"chunk at column {spelling.value(chunk.col_offset)}: offsets "
@@ -124,6 +126,10 @@ class _Spelling:
         if value not in self._rendered:
             self._rendered[value] = render_value(value, self._names)
         return self._rendered[value]
+
+    def json(self, values: Sequence[int | str]) -> list[int | str]:
+        """The values as JSON, expressions in source spelling."""
+        return [value if isinstance(value, int) else self.value(value) for value in values]
 
     def list(self, values: Sequence[int | str]) -> str:
         return "[" + ", ".join(self.value(value) for value in values) + "]"
