@@ -1,6 +1,6 @@
 """The `planner` command line: plan IR files, call protocol methods, serve, explain conflicts.
 
-Exit codes (service-protocol.md): 0 planned/proven, 1 refused/conflict/refuted, 2 bad
+Exit codes (docs/design/protocol.md): 0 planned/proven, 1 refused/conflict/refuted, 2 bad
 request or bad input (typed error on stderr; a JSON error object on stdout with `--json`).
 Heavy modules are imported inside each command, so `planner --help` starts fast.
 """

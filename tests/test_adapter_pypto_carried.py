@@ -1,4 +1,4 @@
-"""Loop-carried scalars in the PyPTO adapter (nz-layout.md 7.3): inductions and unconstrained values.
+"""Loop-carried scalars in the PyPTO adapter (docs/design/nz-layout.md 7.3): inductions, unconstrained values.
 
 A scalar reassigned in a loop body is carried for the whole body. `x = x + c` (c constant) is
 an induction: a read before the update sees `init + c*i`, a read after it `init + c*(i + 1)`.

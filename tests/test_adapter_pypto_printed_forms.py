@@ -1,4 +1,4 @@
-"""Printed IR in the forms the PyPTO printer writes before lowering (nz-layout.md sections 17, 18)."""
+"""Printed IR in the forms the PyPTO printer writes before lowering (docs/design/nz-layout.md 17, 18)."""
 
 from __future__ import annotations
 

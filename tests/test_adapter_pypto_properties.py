@@ -1,4 +1,4 @@
-"""Property tests of the PyPTO adapter against an independent blocking oracle (nz-layout.md 3, 6.1, 7.1).
+"""Property tests of the PyPTO adapter against an independent blocking oracle (docs/design/nz-layout.md 3-7).
 
 Programs are generated with arbitrary comments (non-ASCII included), spacing and line breaks,
 so splicing is exercised on UTF-8 byte columns, CRLF files and multi-line calls.

@@ -1,4 +1,4 @@
-"""PyPTO source (`@pl.jit`, headerless `@pl.program`): reported, not rewritten (nz-layout.md 18)."""
+"""PyPTO source (`@pl.jit`, bare `@pl.program`): reported, not rewritten (docs/design/nz-layout.md 18)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""TT-Lang MLIR adapter: round trips, the kernel-config.md section 10 results, split files, refusals."""
+"""TT-Lang MLIR adapter: round trips, the docs/design/kernel-config.md 10 results, split files, refusals."""
 
 from __future__ import annotations
 
@@ -87,7 +87,7 @@ def test_conflicting_input_is_returned_byte_identical() -> None:
 
 
 # ---------------------------------------------------------------------------------------------
-# kernel-config.md section 10 expected results
+# docs/design/kernel-config.md section 10 expected results
 
 
 def test_section10_compute_form() -> None:
@@ -423,7 +423,7 @@ def test_attribute_refusals_point_at_their_op(
     [("f32", "bf16", "array<i32: 0>"), ("bf16", "f32", "array<i32>")],
 )
 def test_typecast_unpacks_only_an_f32_source(source: str, result: str, unpack: str) -> None:
-    """kernel-config.md section 9: f32 -> bf16 typecast: 32, [0]; bf16 -> f32 typecast: 32, []."""
+    """docs/design/kernel-config.md section 9: f32 -> bf16 typecast: 32, [0]; bf16 -> f32 typecast: 32, []."""
     types = f"!ttcore.tile<32x32, {source}> -> !ttcore.tile<32x32, {result}>"
     body = f"    %c = ttl.tile_typecast %x into dst[%c0] : {types}\n"
     text = _kernel("@BODY@").replace("32x32, f32", f"32x32, {source}").replace("@BODY@", body)

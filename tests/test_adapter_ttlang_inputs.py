@@ -1,6 +1,6 @@
 """TT-Lang adapter inputs beyond the tile ops it defines: undefined ops, empty chunks, target descriptions.
 
-kernel-config.md section 2 (an op without execution semantics is refused at the op), section
+docs/design/kernel-config.md section 2 (an op without execution semantics is refused at the op), section
 4.1 (system and device descriptions agree with `ttl.target_arch`), section 10 (split files).
 """
 

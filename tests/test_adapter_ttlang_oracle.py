@@ -170,7 +170,7 @@ EXPECTED_CONFIGURATION = {
 
 @pytest.mark.parametrize("name", sorted(EXPECTED_CONFIGURATION))
 def test_example_configurations(name: str) -> None:
-    """The documented outcome of each example (kernel-config.md section 9 rows they follow)."""
+    """The documented outcome of each example (docs/design/kernel-config.md section 9 rows they follow)."""
     functions = plan_text((EXAMPLES / name).read_text()).report["functions"]
     plans = [f["response"]["plan"] for f in functions]
     assert [(p["strategies"], p["dst_width"], p["dst_sync"], p["unpack_to_dest_fp32"]) for p in plans] == (

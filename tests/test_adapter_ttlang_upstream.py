@@ -1,4 +1,4 @@
-"""TT-Lang IR in the forms upstream's frontend and tests write (kernel-config.md section 10).
+"""TT-Lang IR in the forms upstream's frontend and tests write (docs/design/kernel-config.md section 10).
 
 Other dialects' attributes and ops pass through; the TTL ops beyond the section-10 minimum
 (`ttl.iter_index`, `ttl.tile_row_normalization_block`, the older tile-op spelling without

@@ -1,4 +1,4 @@
-"""kernel-config.md section 9 "Representative outcomes", one JSON request per row."""
+"""docs/design/kernel-config.md section 9 "Representative outcomes", one JSON request per row."""
 
 from __future__ import annotations
 

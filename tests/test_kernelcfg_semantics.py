@@ -1,4 +1,4 @@
-"""The op-semantics registry entries for tile ops beyond kernel-config.md section 2.
+"""The op-semantics registry entries for tile ops beyond docs/design/kernel-config.md section 2.
 
 Each entry follows upstream's `getDefaultTileExecutionInfo`: the primitive, one route per
 operand, the DST slots held; an op without an entry is refused.

@@ -1,4 +1,4 @@
-"""Window bounds (nz-layout.md 7.3) and computed constants in the index (`nz.index_overflow`).
+"""Window bounds (docs/design/nz-layout.md 7.3) and computed constants in the index (`nz.index_overflow`).
 
 A window past the end of an NZ axis reads another column block's fractals instead of
 failing. Refuted on the smallest launch it is refused; refuted only through the launch

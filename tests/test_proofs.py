@@ -1,4 +1,4 @@
-"""Z3 obligations (nz-layout.md 7.2-7.4): every baseline row, the stronger cases, wraparound,
+"""Z3 obligations (docs/design/nz-layout.md 7.2-7.4): every baseline row, the stronger cases, wraparound,
 counterexample validity, unknown-is-never-proven, caching and typed errors."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""What the hardware runs (nz-layout.md 7.3): IR typing, division lowering, unsigned widening.
+"""What the hardware runs (docs/design/nz-layout.md 7.3): IR typing, division lowering, unsigned widening.
 
 Each program below planned before typed obligations existed, while the code that runs reads
 the wrong fractal. Each is refused with the reading and the counterexample, and its control

@@ -1,4 +1,4 @@
-"""Tenstorrent capability tables and target construction (kernel-config.md section 4)."""
+"""Tenstorrent capability tables and target construction (docs/design/kernel-config.md section 4)."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 """A deliberately wrong kernel-config pass, to show what `check_kernelcfg_pass` finds.
 
 It decides strategies first and configuration second: every binary op that may run on
-the FPU is pinned to FPU, then the rest is resolved. kernel-config.md 6.6 explains why
+the FPU is pinned to FPU, then the rest is resolved. docs/design/kernel-config.md 6.6 explains why
 that is wrong: a fixed SFPU consumer can require unpack-to-DST on a dataflow buffer the
 binary op also reads, and FPU there requires the default mode, so the greedy choice
 rejects a kernel the joint search resolves with SFPU.

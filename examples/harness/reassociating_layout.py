@@ -2,7 +2,7 @@
 
 It plans like the planner, then "saves the runtime division": a coordinate `n0 // 16`
 whose offset was bound as `n0 = nb * 256` becomes `nb * 16`. That is the re-association
-nz-layout.md 7.4 forbids: IR arithmetic wraps at its declared width, the rewritten form
+docs/design/nz-layout.md 7.4 forbids: IR arithmetic wraps at its declared width, the rewritten form
 does not, so the two differ whenever `nb * 256` wraps.
 
 Use it as a Python callable (JSON object in, JSON object out)::

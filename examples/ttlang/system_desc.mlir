@@ -1,4 +1,4 @@
-// The target comes from TTCore's system and device descriptions (kernel-config.md 4.1): the
+// The target comes from TTCore's system and device descriptions (docs/design/kernel-config.md 4.1): the
 // device selects chip 1, described as a Wormhole B0, so the bf16 column reduce gets 16-bit DST
 // with no warning (with no target it would prefer 32-bit). Only each chip's `arch` and the
 // device's `chipIds` are read; the other parameters and entries are kept as written.

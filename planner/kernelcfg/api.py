@@ -1,4 +1,4 @@
-"""`kernelcfg.resolve` (service-protocol.md): one kernel function in, a plan or a conflict out."""
+"""`kernelcfg.resolve` (docs/design/protocol.md): one kernel function in, a plan or a conflict out."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Every `kcfg.*` diagnostic code (kernel-config.md section 8), defined once.
+"""Every `kcfg.*` diagnostic code (docs/design/kernel-config.md section 8), defined once.
 
 Target-construction codes live with the target tables (`planner.targets.tenstorrent`) and are
 re-exported here so that this module lists the whole `kcfg.*` family.

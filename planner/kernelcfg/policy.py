@@ -1,4 +1,4 @@
-"""`KernelConfigPolicy`: normalized options and function attributes (kernel-config.md section 5).
+"""`KernelConfigPolicy`: normalized options and function attributes (docs/design/kernel-config.md section 5).
 
 The policy holds no inferred op facts; it only restricts widths, sync, FPU availability and
 the explicit unpack set. Errors point at the function.

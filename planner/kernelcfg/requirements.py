@@ -1,4 +1,4 @@
-"""`KernelRequirements`: per-op uses collected from the request (kernel-config.md section 3).
+"""`KernelRequirements`: per-op uses collected from the request (docs/design/kernel-config.md section 3).
 
 Fixed ops contribute uses at once; each strategy-dependent op keeps every legal option with
 its complete uses. Every use names its op and operand. No architecture checks happen here

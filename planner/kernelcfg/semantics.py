@@ -1,4 +1,4 @@
-"""Tile-op execution semantics (kernel-config.md section 2) as one registry.
+"""Tile-op execution semantics (docs/design/kernel-config.md section 2) as one registry.
 
 Adding a tile op is adding one `SEMANTICS` entry; the analysis keeps no other op-name list.
 An op without an entry does not implement the execution interface and is refused

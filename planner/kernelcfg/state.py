@@ -1,4 +1,4 @@
-"""The resolution state and step 4's batch application (kernel-config.md section 6).
+"""The resolution state and step 4's batch application (docs/design/kernel-config.md section 6).
 
 The state is a set of width candidates; each candidate holds, per DFB, the still-allowed
 unpack modes and the first use that constrained it; plus the 32-bit and 16-bit evidence.

@@ -1,6 +1,6 @@
 """Structural corrections: changes to the kernel itself that keep its results bit-identical.
 
-Split (kernel-config.md section 1: one unpack setting per DFB for the whole kernel): two
+Split (docs/design/kernel-config.md section 1: one unpack setting per DFB for the whole kernel): two
 consumers of one DFB that need different settings cannot both be served. Reading one of
 them from a copy of the buffer in a free DFB index (the producer, or a data-movement
 kernel, writes the same tiles there too) gives that consumer its own setting. Only DFBs
@@ -100,7 +100,7 @@ def _moved(read: DFBInputUse, index: int) -> RequirementsEdit:
     """What collecting the split request gives: the same uses, `read`'s now on DFB `index`.
 
     The copy has the DFB's element type, so element types, legal strategies and every other
-    use are unchanged (kernel-config.md section 3).
+    use are unchanged (docs/design/kernel-config.md section 3).
     """
 
     def move(use: DFBInputUse) -> DFBInputUse:

@@ -1,4 +1,4 @@
-"""PTO text for a plan, to compare with a backend's output (nz-layout.md sections 16 and 11.2).
+"""PTO text for a plan, to compare with a backend's output (docs/design/nz-layout.md sections 16 and 11.2).
 
 Each NZ tensor becomes a rank-5 `pto.make_tensor_view {layout = #pto.layout<nz>}`; each planned
 load a `pto.partition_view` over the blocked window plus a `pto.tload` into the logical 2-D tile;

@@ -1,4 +1,4 @@
-"""Every `nz.*` diagnostic code, defined once, with the fix each refusal names (nz-layout.md section 13).
+"""Every `nz.*` diagnostic code, defined once, with the fix each refusal names (docs/design/nz-layout.md 13).
 
 A refusal is raised as `LayoutRefusal` inside the planner and becomes the response's single
 error diagnostic: the first error aborts the plan, and nothing that was not proven is planned.

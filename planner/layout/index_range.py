@@ -1,4 +1,4 @@
-"""Computed constants fit the index (nz-layout.md 7.3, 13: `nz.index_overflow`).
+"""Computed constants fit the index (docs/design/nz-layout.md 7.3, 13: `nz.index_overflow`).
 
 Blocked strides, folded batch extents, folded leading offsets and N-split chunk offsets are
 computed by the planner, not written by the program; generated code holds each in an index

@@ -1,4 +1,4 @@
-"""`layout.plan` request/response models (service-protocol.md)."""
+"""`layout.plan` request/response models (docs/design/protocol.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Window bounds: every axis of a load, slice or store window lies inside its tensor (nz-layout.md 7.3).
+"""Window bounds: each axis of a load, slice or store window is in its tensor (docs/design/nz-layout.md 7.3).
 
 `off + extent <= dim` is an obligation like the others (`extent` is the valid extent where a
 valid_shape is given). In NZ order a window past the end does not fail: it reads the next

@@ -1,4 +1,4 @@
-"""Offset expressions, bindings and the Z3 proof engine (nz-layout.md section 7.3)."""
+"""Offset expressions, bindings and the Z3 proof engine (docs/design/nz-layout.md section 7.3)."""
 
 from planner.proofs.check import check
 from planner.proofs.errors import ProofError

@@ -1,4 +1,4 @@
-"""The `proofs.check` method of the planning protocol (service-protocol.md)."""
+"""The `proofs.check` method of the planning protocol (docs/design/protocol.md)."""
 
 from __future__ import annotations
 

@@ -165,7 +165,7 @@ def window_end(
 
 
 def goal_holds(goal: str, value: int | None, factor: int, bits: int) -> bool:
-    """Whether one executed offset meets the goal (nz-layout.md 7.3); no value never does.
+    """Whether one executed offset meets the goal (docs/design/nz-layout.md 7.3); no value never does.
 
     `multiple_of` reads the low `log2(factor)` bits (at most `bits` of them).
     """

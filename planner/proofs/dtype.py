@@ -1,6 +1,6 @@
 """How the IR types an offset: each node's width and signedness, and the readings of the code that runs.
 
-The rules (nz-layout.md 7.3, PyPTO `PromoteBinaryOperands`):
+The rules (docs/design/nz-layout.md 7.3, PyPTO `PromoteBinaryOperands`):
 
 | node | dtype |
 |---|---|

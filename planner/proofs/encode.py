@@ -1,4 +1,4 @@
-"""Z3 bit-vector encoding of offsets, bindings and goals (nz-layout.md 7.3).
+"""Z3 bit-vector encoding of offsets, bindings and goals (docs/design/nz-layout.md 7.3).
 
 Every value is a bit-vector at an exact width with two's-complement wraparound. A term
 carries the divisors of every `//` and `%` it contains: it is defined when none is zero,
@@ -229,7 +229,7 @@ class Encoder:
         return z3.Implies(z3.And(defined, constrained), value == init + step * count)
 
     def violation(self, goal: str, expr: Expr, factor: int) -> z3.BoolRef:
-        """The negated goal for an offset's executed value (nz-layout.md 7.3)."""
+        """The negated goal for an offset's executed value (docs/design/nz-layout.md 7.3)."""
         executed = self.cast_term(expr, goal_dtype(self.scope.type_of(expr), self.scope.index)).value
         if goal == "non_negative":
             return executed < 0

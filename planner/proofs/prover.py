@@ -1,4 +1,4 @@
-"""Discharges `multiple_of` / `non_negative` / window obligations with Z3 (nz-layout.md 7.3).
+"""Discharges `multiple_of` / `non_negative` / window obligations with Z3 (docs/design/nz-layout.md 7.3).
 
 One `Prover` holds one binding list, a verdict cache keyed by the canonical obligation, and,
 built on first need, one incremental solver with the admissibility facts asserted once.

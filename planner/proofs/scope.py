@@ -1,4 +1,4 @@
-"""What a binding list declares: each name's width and the facts that bound it (nz-layout.md 7.3).
+"""What a binding list declares: each name's width and the facts that bound it (docs/design/nz-layout.md 7.3).
 
 A `Scope` is the validated, parsed form of an ordered binding list. Both the Z3 encoding and
 the concrete evaluator read the same `Declaration` records, one per binding, so the rule

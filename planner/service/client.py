@@ -1,7 +1,7 @@
 """A Python client for `planner serve`: JSON-RPC 2.0, one message per line, over a pair of pipes.
 
 For compiler passes written in Python that plan many functions against one long-lived
-service (service-protocol.md). `PlannerClient()` starts `planner serve` as a subprocess;
+service (docs/design/protocol.md). `PlannerClient()` starts `planner serve` as a subprocess;
 `PlannerClient.connect(replies, requests)` speaks over pipes someone else set up. A JSON-RPC
 error reply is raised as `ServiceError` with the service's `request.*` code; a service that
 exits, stays silent past the timeout or answers out of protocol is a `ServiceError` too,

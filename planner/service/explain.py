@@ -117,7 +117,7 @@ def _requirement_line(record: JsonObject) -> str:
 
 
 def _kernel_conflict(where: str, response: JsonObject, note_where: str) -> list[str]:
-    """kernel-config.md section 8: the error, its note, the requirements, the minimal set, the fixes."""
+    """docs/design/kernel-config.md 8: the error, its note, the requirements, the minimal set, the fixes."""
     conflict = response["conflict"]
     lines = [
         f"{where}: error: [{conflict['code']}] {_located(conflict.get('op'), conflict.get('operand'))}: "
@@ -144,7 +144,7 @@ def _counterexample(values: JsonObject | None) -> str:
 
 
 def _layout_refusal(where: str, response: JsonObject) -> list[str]:
-    """nz-layout.md section 13: the first error, then each obligation that is not proven."""
+    """docs/design/nz-layout.md section 13: the first error, then each obligation that is not proven."""
     lines = []
     for diagnostic in response.get("diagnostics") or []:
         site = [

@@ -3,7 +3,7 @@
 The blocked shape and strides come from `layout.plan` itself (one NZ tensor, no ops), so the
 picture is the plan. In NZ order a fractal is 16 rows x c0 columns, and fractals run down
 the rows first: element (r, c) of batch b lies in fractal
-`(b * C/c0 + c // c0) * R/16 + r // 16` (nz-layout.md section 3).
+`(b * C/c0 + c // c0) * R/16 + r // 16` (docs/design/nz-layout.md section 3).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Ascend A2/A3 and A5 facts used by NZ layout planning (nz-layout.md sections 2, 10, 11, 12)."""
+"""Ascend A2/A3 and A5 facts used by NZ layout planning (docs/design/nz-layout.md sections 2, 10, 11, 12)."""
 
 from __future__ import annotations
 

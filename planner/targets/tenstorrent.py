@@ -1,4 +1,4 @@
-"""Tenstorrent compute-kernel capability relations (kernel-config.md section 4).
+"""Tenstorrent compute-kernel capability relations (docs/design/kernel-config.md section 4).
 
 Each supported target is one `DescriptorTarget` built from its own `TargetFacts` row: the
 registry `TARGETS` is the only architecture switch (4.1), and no query dispatches on the
@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Protocol
 
-# Stable diagnostic codes of target construction (kernel-config.md section 8, "module" rows).
+# Stable diagnostic codes of target construction (docs/design/kernel-config.md section 8, "module" rows).
 TARGET_ARCH_INVALID = "kcfg.target_arch_invalid"
 TARGET_DEVICE_MISMATCH = "kcfg.target_device_mismatch"
 TARGET_DEVICE_CHIP_INVALID = "kcfg.target_device_chip_invalid"

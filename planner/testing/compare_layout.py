@@ -2,7 +2,7 @@
 
 Acceptance is compared first: a pass that accepts what the planner refuses (or refuses
 what it accepts) disagrees, whatever else it says. When both refuse, the first error's code
-must match (service-protocol.md: every refusal names its cause). When both accept, every
+must match (docs/design/protocol.md: every refusal names its cause). When both accept, every
 blocked tensor and every planned op must match, each symbolic coordinate semantically
 (`planner.testing.equivalence`): `n0 // 16` and `nb * 16` differ where `nb * 256` wraps.
 """

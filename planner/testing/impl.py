@@ -21,7 +21,7 @@ Implementation: TypeAlias = Callable[[JsonObject], Any] | Sequence[str]
 """A callable taking the request JSON object, or a command line `[program, *args]`."""
 
 DEFAULT_TIMEOUT_SECONDS = 20.0
-ANSWER_EXIT_CODES = (0, 1)  # service-protocol.md: 0 planned/proven, 1 refused (still an answer)
+ANSWER_EXIT_CODES = (0, 1)  # docs/design/protocol.md: 0 planned/proven, 1 refused (still an answer)
 
 
 class ImplementationError(Exception):

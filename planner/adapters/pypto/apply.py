@@ -1,4 +1,4 @@
-"""Write a successful plan back into the printed program (nz-layout.md sections 5, 6, 11.2, 12, 15).
+"""Write a successful plan back into the printed program (docs/design/nz-layout.md 5, 6, 11.2, 12, 15).
 
 Only these spans change: the shape list of every NZ tensor annotation (blocked shape), the
 offsets/shapes/valid_shape lists of rewritten loads and slices (a slice's `drop_dims` is

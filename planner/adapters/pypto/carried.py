@@ -1,4 +1,4 @@
-"""Names a loop body rebinds: read inside the loop, they are loop-carried (nz-layout.md 7.3).
+"""Names a loop body rebinds: read inside the loop, they are loop-carried (docs/design/nz-layout.md 7.3).
 
 A scalar reassigned anywhere in a loop body (before or after a use) is carried: every read
 inside the loop sees the carried value, never the value from before the loop. The reader
@@ -57,7 +57,7 @@ class Induction:
 def inductions(
     statements: list[ast.stmt], constant: Callable[[ast.expr], int | None]
 ) -> dict[str, Induction]:
-    """The loop-carried names that are inductions (nz-layout.md 7.3): rebound exactly once in the
+    """The loop-carried names that are inductions (docs/design/nz-layout.md 7.3): rebound exactly once in the
     body, by a top-level `x = x + c` with `c` a constant (`constant` reads one). Every other
     rebound name (an update inside an `if` or an inner loop, a non-constant step) is not."""
     counts = Counter(_stores(statements))

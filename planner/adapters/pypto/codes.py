@@ -13,7 +13,7 @@ NOT_A_PROGRAM = "adapter.pypto.not_a_program"
 """No `import pypto.language as pl`, no kernel to plan, or a header without its one `@pl.program` class."""
 
 UNSUPPORTED_CONSTRUCT = "adapter.pypto.unsupported_construct"
-"""A statement or call form the printed-IR format (nz-layout.md section 17) does not have."""
+"""A statement or call form the printed-IR format (docs/design/nz-layout.md section 17) does not have."""
 
 UNSUPPORTED_TYPE = "adapter.pypto.unsupported_type"
 """A type annotation that is not `pl.Tensor`, `pl.Tile`, `pl.Scalar` or a tuple of them."""

@@ -1,4 +1,4 @@
-"""Compiler-style diagnostic lines for a refused plan (nz-layout.md section 13).
+"""Compiler-style diagnostic lines for a refused plan (docs/design/nz-layout.md section 13).
 
 `file:line:col: error: [nz.code] message`, located at the op the diagnostic names, else at
 the tensor's declaration, else at the function; a counterexample follows as a note on the

@@ -1,4 +1,4 @@
-"""Plan a PyPTO file: parse, one `layout.plan` per function, then apply or report (nz-layout.md 17, 18).
+"""Plan a PyPTO file: parse, a `layout.plan` per function, apply or report (docs/design/nz-layout.md 17, 18).
 
 The text is read with `ast` only and is never executed. Printed IR changes only when every
 function planned successfully (section 15: failure leaves the program unchanged); source is

@@ -1,10 +1,10 @@
-"""Python `ast` expressions -> the protocol's closed expression grammar (service-protocol.md).
+"""Python `ast` expressions -> the protocol's closed expression grammar (docs/design/protocol.md).
 
 The printed IR writes index arithmetic in Python syntax. What fits the grammar (int
 literals, names, `+ - * // %`, unary minus, `min`, `max`, `pl.const(v, dtype)`) is
 translated node for node; every other subterm is handed to `NameScope.opaque`, which stands
 it in by a fresh, unconstrained name, so a proof never relies on what it cannot read
-(nz-layout.md section 7.3: unknown calls are fresh unconstrained values).
+(docs/design/nz-layout.md section 7.3: unknown calls are fresh unconstrained values).
 """
 
 from __future__ import annotations

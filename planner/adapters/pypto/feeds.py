@@ -1,4 +1,4 @@
-"""Which tensor windows reach a matmul operand (nz-layout.md section 18, the lowering rule).
+"""Which tensor windows reach a matmul operand (docs/design/nz-layout.md section 18, the lowering rule).
 
 Inside a kernel, the lowering turns a window of an NZ tensor (a subscript `w[a:b, c:d]` or a
 `pl.slice`) into a tile load; the load targets Mat when its result feeds a matmul operand.

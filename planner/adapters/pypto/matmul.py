@@ -1,4 +1,4 @@
-"""What a matmul makes (nz-layout.md section 12): its `m`, `n`, `k` producer record and result tile.
+"""What a matmul makes (docs/design/nz-layout.md 12): its `m`, `n`, `k` producer record and result tile.
 
 An Acc tile made by a matmul carries its producer, so an accumulator store of it can be
 split along N. Only static 2-D operand tiles with known memory give a producer.

@@ -1,4 +1,4 @@
-"""Ops of a function body -> `layout.plan` ops (nz-layout.md sections 6, 11, 12).
+"""Ops of a function body -> `layout.plan` ops (docs/design/nz-layout.md sections 6, 11, 12).
 
 Each `pl.*` call is read by its IR op (short DSL and namespaced spellings alike): NZ loads,
 slices, reshapes, views and accumulator stores become their protocol ops; a call to another

@@ -1,4 +1,4 @@
-"""The module level of a PyPTO file: printed IR or user source (nz-layout.md sections 17, 18).
+"""The module level of a PyPTO file: printed IR or user source (docs/design/nz-layout.md sections 17, 18).
 
 Printed IR: `# pypto.program: NAME`, `import pypto.language as pl`, one `@pl.program class NAME:`
 whose `@pl.function(...)` methods are the functions to plan. Source: a file that imports

@@ -1,4 +1,4 @@
-"""One `@pl.function` -> one `layout.plan` request (nz-layout.md sections 5, 7.2, 14, 17).
+"""One `@pl.function` -> one `layout.plan` request (docs/design/nz-layout.md sections 5, 7.2, 14, 17).
 
 A single read-only walk in statement order collects what the planner needs: NZ tensor types
 (parameters, then return types, then variable annotations and op results), scalar facts as

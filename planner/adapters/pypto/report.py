@@ -1,4 +1,4 @@
-"""The plan of a source file as compiler-style notes (nz-layout.md section 18).
+"""The plan of a source file as compiler-style notes (docs/design/nz-layout.md section 18).
 
 Source is reported, not rewritten: the user's program stays logical and the compiler blocks
 it. Each NZ tensor gets a note at its declaration (blocked shape and strides), each access a

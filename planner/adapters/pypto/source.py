@@ -1,4 +1,4 @@
-"""Source positions and byte-exact splicing (nz-layout.md section 17: unmodified text round-trips).
+"""Source positions and byte-exact splicing (docs/design/nz-layout.md 17: unmodified text round-trips).
 
 `ast` reports columns as UTF-8 byte offsets into a line, while the text is edited and
 diagnostics are printed in characters; this module is the one place that converts. Every

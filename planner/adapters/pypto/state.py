@@ -3,7 +3,7 @@
 Names are SSA-like in the request: a source name bound twice gets a fresh request name for
 its second binding, and a name whose value the walk cannot know (a branch merge, a call the
 adapter does not read) becomes a fresh unconstrained `param` where it is read. Unknown is
-never assumed to be anything (nz-layout.md section 7.3: unknown calls are fresh values).
+never assumed to be anything (docs/design/nz-layout.md section 7.3: unknown calls are fresh values).
 """
 
 from __future__ import annotations

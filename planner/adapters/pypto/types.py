@@ -1,4 +1,4 @@
-"""Type annotations of the printed IR (nz-layout.md section 17, "Types").
+"""Type annotations of the printed IR (docs/design/nz-layout.md section 17, "Types").
 
 `pl.Tensor[[shape], dtype(, layout)]`, `pl.Tile[[shape], dtype(, pl.MemRef(..))(, pl.Mem.X)]`,
 `pl.Scalar[dtype]`, the direction wrappers `pl.Out[..]` / `pl.InOut[..]` and `tuple[..]`.

@@ -1,4 +1,4 @@
-"""Tensor windows and writes as users write them (nz-layout.md section 18).
+"""Tensor windows and writes as users write them (docs/design/nz-layout.md section 18).
 
 Source spells a window as a subscript `w[a:b, c:d]` (steps of 1; an integer index drops the
 axis) or as `pl.slice(w, shape, offset[, valid_shape])`, and a write as subscript assignment

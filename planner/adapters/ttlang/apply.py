@@ -1,4 +1,4 @@
-"""Plan application (kernel-config.md section 7) as text edits at the parsed attribute dictionaries.
+"""Plan application (docs/design/kernel-config.md 7) as text edits at the parsed attribute dictionaries.
 
 The planned file is the input with only the touched attribute dictionaries rewritten: their
 other entries keep their written text, entries are sorted by name as MLIR prints a

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 PARSE_ERROR = "adapter.parse_error"
-"""The text is not MLIR in the TT-Lang subset (kernel-config.md section 10)."""
+"""The text is not MLIR in the TT-Lang subset (docs/design/kernel-config.md section 10)."""
 
 INVALID_IR = "adapter.invalid_ir"
 """The text parses but breaks an op's structural rules (operand counts, terminators)."""

@@ -1,4 +1,4 @@
-"""Requirement collection: a `func.func` as the ops of a `kernelcfg.resolve` request (kernel-config.md 3).
+"""Requirement collection: a `func.func` as `kernelcfg.resolve` ops (docs/design/kernel-config.md 3).
 
 The walk is pre-order over every nested region and never changes the IR. Each tile op
 becomes a `KernelOp` whose operands are numbered as in the IR (the `dst[...]` slot index

@@ -1,7 +1,7 @@
 """`ttl-set-compute-kernel-config` as an xDSL `ModulePass`: the plan written into the IR.
 
 This is the canonical face of the adapter (`planner-opt`): the resolved plan becomes op and
-function attributes (kernel-config.md section 7) and the module is printed as any opt tool
+function attributes (docs/design/kernel-config.md section 7) and the module is printed as any opt tool
 prints it. Every function is resolved before anything is written; one refusal leaves the
 module unchanged. Diagnostics are located where the text put each op when the module was
 read by this adapter's parser (`OptSession`), and at the start otherwise.
@@ -96,7 +96,7 @@ def _spelled(value: str | int | bool) -> str:
 
 @dataclass(frozen=True)
 class SetComputeKernelConfig(ModulePass):
-    """Upstream's pass and options; an option left out takes its kernel-config.md section 5 default."""
+    """Upstream's pass and options; an option left out takes its docs/design/kernel-config.md 5 default."""
 
     name = "ttl-set-compute-kernel-config"
 

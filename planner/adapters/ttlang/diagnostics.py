@@ -1,4 +1,4 @@
-"""MLIR-style diagnostics at the parsed source locations (kernel-config.md section 8).
+"""MLIR-style diagnostics at the parsed source locations (docs/design/kernel-config.md section 8).
 
 `file:line:col: error: 'ttl.tile_bcast' op <message>` followed by `file:line:col: note: ...`;
 the location of an op is its first token, as MLIR reports it. Messages that already carry

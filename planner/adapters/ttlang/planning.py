@@ -1,4 +1,4 @@
-"""`planner plan` on TT-Lang MLIR: the text-preserving face (kernel-config.md section 7).
+"""`planner plan` on TT-Lang MLIR: the text-preserving face (docs/design/kernel-config.md section 7).
 
 The planned file is the input with only the touched attribute dictionaries rewritten, so
 comments and layout survive. Every function of every `// -----` chunk is resolved before

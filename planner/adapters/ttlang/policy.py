@@ -1,4 +1,4 @@
-"""Policy and target inputs read from the IR and the pass options (kernel-config.md sections 4.1, 5).
+"""Policy and target inputs read from the IR and the pass options (docs/design/kernel-config.md 4.1, 5).
 
 Pass options are `ttl-set-compute-kernel-config{key=value ...}` entries; function attributes
 are hard constraints and win over them. Three-state values travel to the resolver as

@@ -4,7 +4,7 @@ Planned output in the text-preserving mode is the input text with attribute dict
 rewritten in place, so the parser records, per op, the offset of its first token (MLIR's op
 location), its result names, and the extent of its attribute dictionary with each entry's
 text (or, when absent, where one would go). Files split with `// -----` are read chunk by
-chunk (kernel-config.md section 10), each chunk keeping its offset in the whole file. Only
+chunk (docs/design/kernel-config.md section 10), each chunk keeping its offset in the whole file. Only
 xDSL's public parser API is used: the recording hooks are the public `parse_operation` and
 attribute-dictionary methods, and positions come from `Parser.pos`.
 

@@ -1,4 +1,4 @@
-"""The TTCore types, attributes and ops a TT-Lang compute kernel mentions (kernel-config.md sections 4.1, 10).
+"""TTCore types, attributes and ops a TT-Lang compute kernel mentions (docs/design/kernel-config.md 4.1, 10).
 
 `!ttcore.tile<32x32, f32>` is a tile of a TTCore data type (not a builtin type: `u32` is
 TTCore's spelling); `#ttcore.arch<blackhole>` names the target architecture. The

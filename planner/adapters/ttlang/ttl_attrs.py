@@ -1,4 +1,4 @@
-"""The TTL types and attributes (kernel-config.md section 10): dataflow buffers, DST tokens, and
+"""The TTL types and attributes (docs/design/kernel-config.md section 10): dataflow buffers, DST tokens, and
 the keyword attributes naming a tile op's execution strategy and reduce dimension."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The TTL ops a compute kernel is written in (kernel-config.md section 10), as an xDSL dialect.
+"""The TTL ops a compute kernel is written in (docs/design/kernel-config.md section 10), as an xDSL dialect.
 
 Op syntax follows upstream's `TTLOps.td`: a declarative assembly format where upstream's is
 declarative, custom `parse`/`print` where upstream's is custom (`ttl.compute`, the stripped
@@ -215,7 +215,7 @@ class IterIndexOp(IRDLOperation):
 
 
 class TileOp(IRDLOperation):
-    """An op the kernel-config resolver reasons about (kernel-config.md section 2)."""
+    """An op the kernel-config resolver reasons about (docs/design/kernel-config.md section 2)."""
 
     def dst_slot(self) -> SSAValue | None:
         """The `dst[...]` slot index operand, when the op has one (it carries no tile)."""

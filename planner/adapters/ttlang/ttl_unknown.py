@@ -1,7 +1,7 @@
 """`ttl.*` ops this adapter does not define: read so the resolver can refuse them where they are.
 
 Upstream's op set keeps growing; an op missing here has no execution semantics, and a kernel
-using it must be refused at that op (`kcfg.op_semantics_unknown`, kernel-config.md section
+using it must be refused at that op (`kcfg.op_semantics_unknown`, docs/design/kernel-config.md section
 2), not fail to parse.
 """
 
@@ -24,7 +24,7 @@ class UnknownTtlOp(Operation):
     """A `ttl.*` op this dialect does not define (one subclass per name, from `unknown_ttl_op`).
 
     It has no execution semantics, so the resolver refuses it (`kcfg.op_semantics_unknown`,
-    kernel-config.md section 2) at its location; planning never rewrites it. Its request
+    docs/design/kernel-config.md section 2) at its location; planning never rewrites it. Its request
     lists every operand as written, since without a definition the `dst[...]` slot of the
     generic form cannot be told apart. The custom form read is the tile-op convention
     `%x, %y into dst[%i] {attrs} : T, U -> R` (operand types optionally parenthesized; with

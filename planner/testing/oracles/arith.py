@@ -8,7 +8,7 @@ admissible assignment under every reading is cheap::
     if outcome.holds: ...                       # true for every admissible assignment and reading
     else: print(outcome.counterexample, outcome.reading)
 
-It has its own evaluator of the IR's semantics (nz-layout.md 7.3), written over raw bit
+It has its own evaluator of the IR's semantics (docs/design/nz-layout.md 7.3), written over raw bit
 patterns rather than the prover's signed values: an int literal is INDEX, a binary node
 computes at the wider operand's dtype (the left one's on a tie), assignments cast, unsigned
 `//` and `%` divide the patterns, signed ones floor or truncate per reading, and an unsigned
@@ -224,7 +224,7 @@ def _binding_values(
     by_name: Mapping[str, Binding],
     reading: OracleReading,
 ) -> Sequence[int]:
-    """Every value the binding admits, given the names bound before it (service-protocol.md)."""
+    """Every value the binding admits, given the names bound before it (docs/design/protocol.md)."""
     bits, signed = types(binding.name)
     every = _dtype_range(bits, signed)
 

@@ -1,4 +1,4 @@
-"""A numpy model of NZ bytes in GM, independent of the planner (nz-layout.md section 4).
+"""A numpy model of NZ bytes in GM, independent of the planner (docs/design/nz-layout.md section 4).
 
 `pack_nz` writes a logical `[..lead.., R, C]` array in NZ byte order (host byte order):
 element `(b, 16*i + ii, c0*j + jj)` lands at flat index

@@ -1,6 +1,6 @@
 """Hypothesis strategies producing `kernelcfg.resolve` requests for property tests.
 
-`kernel_requests()` draws small kernels over the whole op vocabulary of kernel-config.md
+`kernel_requests()` draws small kernels over the whole op vocabulary of docs/design/kernel-config.md
 section 2 (strategy-dependent binaries, unaries, copies, stores, broadcasts, reduces,
 matmuls, fills, transposes, accumulates), operands of every JSON form that resolves
 (`{"dfb": i}`, `{"value": op}`, `{"unattached": dtype}`), optional explicit strategies, and

@@ -3,10 +3,10 @@
 - `wraparound_layout_requests()`: NZ loads whose trailing offsets are bound products
   (`n0 = nb * 256`) over a range that wraps at the index width yet lands on non-negative,
   aligned values, so the planner accepts them and the coordinate `n0 // 16` differs from
-  the re-associated `nb * 16` (nz-layout.md 7.4).
+  the re-associated `nb * 16` (docs/design/nz-layout.md 7.4).
 - `shared_dfb_kernel_requests()`: kernels where a fixed SFPU consumer and an FPU-eligible
   binary op read the same f32 dataflow buffer, so choosing FPU first empties that buffer's
-  unpack domain and only the joint search finds the SFPU plan (kernel-config.md 6.6).
+  unpack domain and only the joint search finds the SFPU plan (docs/design/kernel-config.md 6.6).
 
 Both draw most of their request from the general strategies (`nz`, `kernels`), so a shrunk
 example is as small as the general strategies allow.
