@@ -37,8 +37,9 @@ from typing import Any
 import constraint
 
 from planner.kernelcfg import resolve
-from planner.kernelcfg.explain import build_records, minimal_conflict, quickxplain, satisfiable
+from planner.kernelcfg.minimal_conflict import minimal_conflict, quickxplain
 from planner.kernelcfg.protocol import KernelcfgResolveRequest
+from planner.kernelcfg.records import build_records, satisfiable
 from planner.kernelcfg.resolver import kernel_problem, resolve_with
 from planner.kernelcfg.solver import KernelSolver
 from planner.service.client import PlannerClient

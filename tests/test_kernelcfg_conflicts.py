@@ -9,8 +9,10 @@ import pytest
 
 import planner
 from planner.kernelcfg import KernelConfigPlan, resolve
-from planner.kernelcfg.explain import build_records, focus, quickxplain, suggestions
+from planner.kernelcfg.corrections import suggestions
+from planner.kernelcfg.minimal_conflict import focus, quickxplain
 from planner.kernelcfg.protocol import DfbOperand, DfbSpec, KernelcfgResolveRequest, ValueOperand
+from planner.kernelcfg.records import build_records
 from planner.kernelcfg.requirements import collect_requirements
 from planner.kernelcfg.resolver import resolve_with
 from planner.kernelcfg.structural import Suggestion, free_dfb_index

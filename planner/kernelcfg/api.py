@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from planner.kernelcfg.conflicts import explain_conflict
 from planner.kernelcfg.decisions import explain_plan
-from planner.kernelcfg.explain import explain_conflict
 from planner.kernelcfg.protocol import KernelcfgResolveRequest, KernelcfgResolveResponse
 from planner.kernelcfg.resolver import resolve_with
 from planner.targets.tenstorrent import KernelTargetEnvironment

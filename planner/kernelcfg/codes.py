@@ -55,6 +55,7 @@ DFB_CONFIG_UNSUPPORTED = "kcfg.dfb_config_unsupported"
 FULL_FP32_ROW_REDUCE_UNAVAILABLE = "kcfg.full_fp32_row_reduce_unavailable"
 PREFERRED_FP32_UNAVAILABLE = "kcfg.preferred_fp32_unavailable"
 STRATEGY_MISSING = "kcfg.strategy_missing"
+INTERNAL_CONSISTENT_CONFLICT = "kcfg.internal_consistent_conflict"  # a defect, never a verdict on input
 
 PREFERRED_FP32_MESSAGE = (
     "preferred full-fp32 accumulation is unavailable in the resolved kernel configuration; "

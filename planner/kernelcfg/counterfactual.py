@@ -14,13 +14,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from planner.kernelcfg.explain import ExplicitStrategy as ExplicitStrategyRecord
-from planner.kernelcfg.explain import ExplicitUnpack as ExplicitUnpackRecord
-from planner.kernelcfg.explain import FpuDisabled as FpuDisabledRecord
-from planner.kernelcfg.explain import PolicyWidth as PolicyWidthRecord
-from planner.kernelcfg.explain import Requirement, build_records, strip_explicit
 from planner.kernelcfg.policy import KernelConfigPolicy, ThreeState
 from planner.kernelcfg.protocol import Decision, KernelcfgResolveRequest, RequirementRecord
+from planner.kernelcfg.records import ExplicitStrategy as ExplicitStrategyRecord
+from planner.kernelcfg.records import ExplicitUnpack as ExplicitUnpackRecord
+from planner.kernelcfg.records import FpuDisabled as FpuDisabledRecord
+from planner.kernelcfg.records import PolicyWidth as PolicyWidthRecord
+from planner.kernelcfg.records import Requirement, build_records, strip_explicit
 from planner.kernelcfg.requirements import KernelRequirements, UseBatch, collect_requirements
 from planner.kernelcfg.resolver import Resolution, resolve_collected
 from planner.kernelcfg.semantics import Strategy

@@ -32,7 +32,6 @@ from planner.kernelcfg.counterfactual import (
     counterfactual,
     explained_kernel,
 )
-from planner.kernelcfg.explain import ExplicitStrategy, ExplicitUnpack, FpuDisabled, PolicyWidth
 from planner.kernelcfg.protocol import (
     Decision,
     KernelcfgResolveRequest,
@@ -40,6 +39,7 @@ from planner.kernelcfg.protocol import (
     PlanExplanation,
     Preference,
 )
+from planner.kernelcfg.records import ExplicitStrategy, ExplicitUnpack, FpuDisabled, PolicyWidth
 from planner.kernelcfg.requirements import Choice, DestinationUse, DFBInputUse, UseBatch
 from planner.kernelcfg.resolver import Resolution
 from planner.kernelcfg.semantics import Strategy

@@ -22,13 +22,14 @@ from planner.kernelcfg.codes import (
     KcfgError,
     op_message,
 )
+from planner.kernelcfg.messages import describe
 from planner.kernelcfg.policy import KernelConfigPolicy, ThreeState, normalize_policy
 from planner.kernelcfg.problem import SYNC_VAR, WIDTH_VAR, build_problem, strategies_of, unpacked_dfbs
 from planner.kernelcfg.protocol import KernelcfgResolveRequest, KernelConfigPlan, KernelWarning
 from planner.kernelcfg.requirements import Choice, KernelRequirements, collect_requirements
 from planner.kernelcfg.semantics import Strategy
 from planner.kernelcfg.solver import KernelSolver
-from planner.kernelcfg.state import Applier, describe
+from planner.kernelcfg.state import Applier
 from planner.targets.tenstorrent import FullFp32Kind, KernelTargetEnvironment, TargetError, build_target
 
 

@@ -3,7 +3,7 @@
 The state is a set of width candidates; each candidate holds, per DFB, the still-allowed
 unpack modes and the first use that constrained it; plus the 32-bit and 16-bit evidence.
 Every write goes through a trail so a search can undo to a mark instead of copying.
-Conflicts are typed records carrying their evidence; `describe` renders section 8 wording.
+Conflicts are typed records carrying their evidence; `planner.kernelcfg.messages` words them.
 """
 
 from __future__ import annotations
@@ -12,18 +12,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Literal, TypeAlias, TypeVar, cast
 
-from planner.kernelcfg.codes import (
-    DFB_CONFIG_UNSUPPORTED,
-    DFB_UNPACK_CONFLICT,
-    DST_WIDTH_CONFLICT,
-    DST_WIDTH_DISABLED_CONFLICT,
-    DST_WIDTH_EXPLICIT_UNSUPPORTED,
-    DST_WIDTH_UNSUPPORTED,
-    EXPLICIT_UNPACK_CONFLICT,
-    KcfgError,
-    Note,
-    op_message,
-)
 from planner.kernelcfg.requirements import DestinationUse, DFBInputUse, UseBatch
 from planner.targets.tenstorrent import WIDTHS, KernelTargetEnvironment, UnpackMode
 
@@ -294,67 +282,3 @@ class Applier:
         if first is not None:
             return DFBUnpackConflict(first, use)
         return UnsupportedDFBConfiguration(use)
-
-
-def _bcast_note(use: DestinationUse) -> Note:
-    return Note(
-        use.op,
-        use.operand,
-        f"the target does not support 32-bit destination elements for ttl.{use.mnemonic} "
-        f"with '{use.elem.name}' elements",
-    )
-
-
-def _width_conflict(conflict: DestinationWidthConflict) -> KcfgError:
-    """Section 8's width-conflict message selection."""
-    ev32, ev16 = conflict.evidence32, conflict.evidence16
-    note = _bcast_note(ev16) if isinstance(ev16, DestinationUse) else None
-    if ev16 == FUNCTION and isinstance(ev32, DestinationUse):
-        text = (
-            "requires 32-bit destination elements, but fp32 destination accumulation is explicitly disabled"
-        )
-        return KcfgError(
-            DST_WIDTH_DISABLED_CONFLICT, op_message(ev32.mnemonic, text), "op", ev32.op, ev32.operand
-        )
-    if isinstance(ev32, DestinationUse):
-        text = (
-            "requires 32-bit destination elements, "
-            "but no kernel-wide destination width supports all tile operations"
-        )
-        return KcfgError(
-            DST_WIDTH_CONFLICT, op_message(ev32.mnemonic, text), "op", ev32.op, ev32.operand, note
-        )
-    text = "explicit 32-bit destination elements are unsupported by the kernel's tile operations"
-    return KcfgError(DST_WIDTH_EXPLICIT_UNSUPPORTED, text, "function", note=note)
-
-
-def describe(conflict: ConflictRecord) -> KcfgError:
-    """Render a typed conflict with section 8's code, wording, location and note."""
-    if isinstance(conflict, DestinationWidthConflict):
-        return _width_conflict(conflict)
-    if isinstance(conflict, UnsupportedDestination):
-        dest = conflict.use
-        text = f"has no target-supported destination element width for '{dest.elem.name}' elements"
-        return KcfgError(DST_WIDTH_UNSUPPORTED, op_message(dest.mnemonic, text), "op", dest.op, dest.operand)
-    if isinstance(conflict, ExplicitUnpackConflict):
-        use = conflict.use
-        if conflict.required is UnpackMode.UNPACK_TO_DEST:
-            text = "requires unpack-to-DST-f32 mode, but ttl.unpack_to_dest_fp32 excludes this index"
-        else:
-            text = "requires default unpack mode, but ttl.unpack_to_dest_fp32 includes this index"
-        message = op_message(use.mnemonic, f"dataflow buffer {use.dfb} {text}")
-        return KcfgError(EXPLICIT_UNPACK_CONFLICT, message, "op", use.op, use.operand)
-    if isinstance(conflict, DFBUnpackConflict):
-        first, second = conflict.first, conflict.second
-        note = Note(
-            first.op, first.operand, f"operand {first.operand} establishes the conflicting unpack mode"
-        )
-        message = op_message(
-            second.mnemonic, f"dataflow buffer {second.dfb} requires incompatible unpack modes in one kernel"
-        )
-        return KcfgError(DFB_UNPACK_CONFLICT, message, "op", second.op, second.operand, note)
-    use = conflict.use
-    text = (
-        f"dataflow buffer {use.dfb} has no target-supported destination-width and unpack-route configuration"
-    )
-    return KcfgError(DFB_CONFIG_UNSUPPORTED, op_message(use.mnemonic, text), "op", use.op, use.operand)
