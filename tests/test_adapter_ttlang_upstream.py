@@ -228,3 +228,31 @@ def test_a_leading_byte_order_mark_is_accepted_and_kept() -> None:
     text = kernel(f"    %e = ttl.tile_exp %y into dst[%c0] : {TILE} -> {TILE}\n")
     outcome = plan_text("\ufeff" + text)
     assert outcome.ok and outcome.text == "\ufeff" + plan_text(text).text
+
+
+PROTOCOL = f"""\
+    %cbw = ttl.cb_wait %b0 : <[1, 1], {TILE}, 2> -> {TENSOR}
+    ttl.cb_pop %b0 : <[1, 1], {TILE}, 2>
+    ttl.cb_push %b1 : {CB}
+    %new = ttl.create_cb() {{buffer_factor = 2 : i64, shape = [1, 1]}} : !ttl.cb<[1, 1], f32, 2>
+    %xf = ttl.copy %t, %new : ({TENSOR}, !ttl.cb<[1, 1], f32, 2>) -> !ttl.transfer_handle<read>
+    ttl.wait %xf : !ttl.transfer_handle<read>
+    %slot = ttl.acquire_dst
+    ttl.require_dst %x : {TILE}
+    ttl.release_dst %slot
+    %sum = ttl.add %t, %u : {TENSOR}, {TENSOR} -> {TENSOR}
+    %ex = ttl.exp %t : {TENSOR} -> {TENSOR}
+"""
+
+
+def test_buffer_protocol_movement_and_tensor_ops_pass_through() -> None:
+    text = kernel(PROTOCOL + f"    %e = ttl.tile_exp %y into dst[%c0] : {TILE} -> {TILE}\n")
+    once = printed(text)
+    assert f"ttl.cb_pop %b0 : <[1, 1], {TILE}, 2>" in once
+    assert f"ttl.cb_push %b1 : <[1, 1], {TILE}, 2>" in once
+    assert "ttl.wait %xf : !ttl.transfer_handle<read>" in once
+    assert "%slot = ttl.acquire_dst\n" in once and "ttl.release_dst %slot\n" in once
+    assert f"%sum = ttl.add %t, %u : {TENSOR}, {TENSOR} -> {TENSOR}" in once
+    assert printed(once) == once
+    assert [op.op for op in only_request(text).ops] == ["tile_exp"]
+    assert plan_text(text).ok

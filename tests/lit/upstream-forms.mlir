@@ -95,3 +95,28 @@ func.func @fill_only(%out: tensor<1x1x!ttcore.tile<32x32, bf16>>) {
   } -> tensor<1x1x!ttcore.tile<32x32, bf16>>
   return
 }
+
+// -----
+
+// Buffer protocol, data movement and DST markers print back as written (types stripped where
+// upstream strips them); only the tile op is planned.
+// CHECK-LABEL: func.func @protocol(
+// CHECK-SAME: ttl.unpack_to_dest_fp32 = array<i32: 0>
+// CHECK: ttl.cb_wait %{{.*}} : <[1, 1], !ttcore.tile<32x32, f32>, 2> -> tensor<1x1x!ttcore.tile<32x32, f32>>
+// CHECK: %{{.*}} = ttl.copy %{{.*}}, %{{.*}} : (tensor<1x1x!ttcore.tile<32x32, f32>>, !ttl.cb<[1, 1], f32, 2>) -> !ttl.transfer_handle<read>
+// CHECK: ttl.wait %{{.*}} : !ttl.transfer_handle<read>
+// CHECK: ttl.tile_exp
+// CHECK: ttl.cb_pop %{{.*}} : <[1, 1], !ttcore.tile<32x32, f32>, 2>
+func.func @protocol(%t: tensor<1x1x!ttcore.tile<32x32, f32>>) attributes {ttl.kernel_thread = #ttkernel.thread<compute>} {
+  %c0 = arith.constant 0 : index
+  %cb = ttl.bind_cb {cb_index = 0, block_count = 2} : !ttl.cb<[1, 1], !ttcore.tile<32x32, f32>, 2>
+  %w = ttl.cb_wait %cb : <[1, 1], !ttcore.tile<32x32, f32>, 2> -> tensor<1x1x!ttcore.tile<32x32, f32>>
+  %staging = ttl.create_cb() {buffer_factor = 2 : i64, element_type = f32, shape = [1, 1]} : !ttl.cb<[1, 1], f32, 2>
+  %xf = ttl.copy %t, %staging : (tensor<1x1x!ttcore.tile<32x32, f32>>, !ttl.cb<[1, 1], f32, 2>) -> !ttl.transfer_handle<read>
+  ttl.wait %xf : !ttl.transfer_handle<read>
+  %a = ttl.attach_cb %w, %cb : (tensor<1x1x!ttcore.tile<32x32, f32>>, !ttl.cb<[1, 1], !ttcore.tile<32x32, f32>, 2>) -> tensor<1x1x!ttcore.tile<32x32, f32>>
+  %x = tensor.extract %a[%c0, %c0] : tensor<1x1x!ttcore.tile<32x32, f32>>
+  %e = ttl.tile_exp %x into dst[%c0] : !ttcore.tile<32x32, f32> -> !ttcore.tile<32x32, f32>
+  ttl.cb_pop %cb : <[1, 1], !ttcore.tile<32x32, f32>, 2>
+  return
+}

@@ -24,14 +24,12 @@ from planner.adapters.ttlang.source import ParsedChunk
 from planner.adapters.ttlang.ttcore_dialect import TileType
 from planner.adapters.ttlang.ttl_attrs import CBType, ReduceDimAttr, TileExecutionStrategyAttr
 from planner.adapters.ttlang.ttl_dialect import (
-    AttachCBOp,
-    BindCBOp,
-    ComputeOp,
     TileBcastOp,
     TileOp,
     TileReduceOp,
     TileRowNormalizationBlockOp,
 )
+from planner.adapters.ttlang.ttl_structure import AttachCBOp, BindCBOp, ComputeOp
 from planner.adapters.ttlang.ttl_unknown import UnknownTtlOp
 from planner.kernelcfg.protocol import (
     DfbOperand,

@@ -1,9 +1,9 @@
-"""The TTL ops a compute kernel is written in (docs/design/kernel-config.md section 10), as an xDSL dialect.
+"""The TTL dialect (docs/design/kernel-config.md section 10): the tile ops, the tensor-level
+elementwise ops, and the structure ops of `ttl_structure`.
 
 Op syntax follows upstream's `TTLOps.td`: a declarative assembly format where upstream's is
-declarative, custom `parse`/`print` where upstream's is custom (`ttl.compute`, the stripped
-buffer type of `ttl.cb_reserve`/`ttl.cb_wait`) and for the elementwise tile ops, which are
-read in both upstream spellings: `%r = ttl.tile_add %a, %b into dst[%i] : T, T -> T` and
+declarative, and custom `parse`/`print` for the elementwise tile ops, which are read in both
+upstream spellings: `%r = ttl.tile_add %a, %b into dst[%i] : T, T -> T` and
 the older `%r = ttl.tile_add %a, %b : T` (no DST slot). Tile ops (`TileOp` subclasses) are
 the ops the kernel-config resolver is asked about; the `into dst[...]` slot index, when
 written, is their last operand and carries no tile data (section 2). A `ttl.*` op not
@@ -12,203 +12,29 @@ defined here is read as an `UnknownTtlOp` (`ttl_unknown`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
-from xdsl.dialects.builtin import I64, BoolAttr, DenseArrayBase, FloatAttr, IndexType, IntegerAttr, f32, i32
-from xdsl.ir import Attribute, Dialect, SSAValue
+from xdsl.dialects.builtin import I64, BoolAttr, FloatAttr, IndexType, IntegerAttr, f32
+from xdsl.ir import Dialect, SSAValue
 from xdsl.irdl import (
     AnyAttr,
-    AttrSizedOperandSegments,
     IRDLOperation,
-    ParsePropInAttrDict,
     irdl_op_definition,
     operand_def,
     opt_operand_def,
-    opt_prop_def,
     prop_def,
-    region_def,
     result_def,
-    traits_def,
     var_operand_def,
-    var_result_def,
 )
 from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.printer import Printer
-from xdsl.traits import IsTerminator, NoTerminator
-from xdsl.utils.mlir_lexer import MLIRTokenKind
 
-from planner.adapters.ttlang.balanced import peek_tokens
 from planner.adapters.ttlang.ttl_attrs import (
     CBType,
     DstType,
     ReduceDimAttr,
     TileExecutionStrategyAttr,
 )
+from planner.adapters.ttlang.ttl_structure import STRUCTURE_OPS
 from planner.adapters.ttlang.ttl_unknown import class_name
-
-# ---------------------------------------------------------------------------------------------
-# Dataflow-buffer and structure ops
-
-
-@irdl_op_definition
-class BindCBOp(IRDLOperation):
-    """A dataflow buffer; `cb_index` is its physical index once finalized."""
-
-    name = "ttl.bind_cb"
-    cb_index = opt_prop_def(AnyAttr())
-    block_count = opt_prop_def(AnyAttr())
-    result = result_def(CBType)
-    irdl_options = (ParsePropInAttrDict(),)
-    assembly_format = "attr-dict `:` type($result)"
-
-
-@irdl_op_definition
-class AttachCBOp(IRDLOperation):
-    """A tensor whose tiles live in the attached dataflow buffer."""
-
-    name = "ttl.attach_cb"
-    tensor = operand_def()
-    cb = operand_def(CBType)
-    result = result_def()
-    assembly_format = "$tensor `,` $cb attr-dict `:` `(` type($tensor) `,` type($cb) `)` `->` type($result)"
-
-
-class CBViewOp(IRDLOperation):
-    """`%v = ttl.cb_reserve %cb : <[1, 1], T, 2> -> tensor<...>`: the buffer type is printed stripped."""
-
-    cb = operand_def(CBType)
-    result = result_def()
-
-    @classmethod
-    def parse(cls, parser: Parser) -> CBViewOp:
-        unresolved = parser.parse_unresolved_operand()
-        attributes = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        cb_type = parser.parse_optional_type()
-        if cb_type is None:
-            cb_type = CBType.new(CBType.parse_parameters(parser))
-        parser.parse_punctuation("->")
-        result_type = parser.parse_type()
-        cb = parser.resolve_operand(unresolved, cb_type)
-        return cls.create(operands=[cb], result_types=[result_type], attributes=attributes)
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.cb)
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        cb_type = self.cb.type
-        if isinstance(cb_type, CBType):
-            cb_type.print_parameters(printer)
-        else:
-            printer.print_attribute(cb_type)
-        printer.print_string(" -> ")
-        printer.print_attribute(self.result.type)
-
-
-@irdl_op_definition
-class CBReserveOp(CBViewOp):
-    name = "ttl.cb_reserve"
-
-
-@irdl_op_definition
-class CBWaitOp(CBViewOp):
-    name = "ttl.cb_wait"
-
-
-@irdl_op_definition
-class ComputeOp(IRDLOperation):
-    """A tile loop nest; its block arguments are the ins then the outs, one tile each."""
-
-    name = "ttl.compute"
-    ins = var_operand_def()
-    outs = var_operand_def()
-    body = region_def()
-    res = var_result_def()
-    irdl_options = (AttrSizedOperandSegments(as_property=True),)
-
-    @classmethod
-    def parse(cls, parser: Parser) -> ComputeOp:
-        """`ins(%a : T) outs(%b : T) {attrs} {^bb0(...): ...} -> T`; either list may be empty."""
-        ins = _parse_keyword_operands(parser, "ins")
-        outs = _parse_keyword_operands(parser, "outs")
-        attributes = {} if _region_follows(parser) else parser.parse_optional_attr_dict()
-        body = parser.parse_region()
-        result_types: list[Attribute] = []
-        if parser.parse_optional_punctuation("->") is not None:
-            result_types = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type)
-        return cls.create(
-            operands=[*ins, *outs],
-            result_types=result_types,
-            properties={"operandSegmentSizes": DenseArrayBase.from_list(i32, [len(ins), len(outs)])},
-            attributes=attributes,
-            regions=[body],
-        )
-
-    def print(self, printer: Printer) -> None:
-        _print_keyword_operands(printer, "ins", self.ins)
-        _print_keyword_operands(printer, "outs", self.outs)
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" ")
-        printer.print_region(self.body)
-        if self.res:
-            printer.print_string(" -> ")
-            printer.print_list(self.res.types, printer.print_attribute)
-
-
-def _region_follows(parser: Parser) -> bool:
-    """`{` opening a body (a block label or an op result next), not an attribute dictionary."""
-    opening, first = peek_tokens(parser, 2)
-    return opening.text == "{" and first.kind in (MLIRTokenKind.CARET_IDENT, MLIRTokenKind.PERCENT_IDENT)
-
-
-def _parse_keyword_operands(parser: Parser, keyword: str) -> list[SSAValue]:
-    """`keyword(%a, %b : T, U)` or `keyword()`."""
-    parser.parse_keyword(keyword)
-    parser.parse_punctuation("(")
-    if parser.parse_optional_punctuation(")") is not None:
-        return []
-    unresolved = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_unresolved_operand)
-    parser.parse_punctuation(":")
-    types = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type)
-    parser.parse_punctuation(")")
-    return list(parser.resolve_operands(unresolved, types, parser.pos))
-
-
-def _print_keyword_operands(printer: Printer, keyword: str, operands: Sequence[SSAValue]) -> None:
-    printer.print_string(f" {keyword}(")
-    if operands:
-        printer.print_list(operands, printer.print_operand)
-        printer.print_string(" : ")
-        printer.print_list([operand.type for operand in operands], printer.print_attribute)
-    printer.print_string(")")
-
-
-@irdl_op_definition
-class YieldOp(IRDLOperation):
-    name = "ttl.yield"
-    values = var_operand_def()
-    traits = traits_def(IsTerminator())
-    assembly_format = "attr-dict ($values^ `:` type($values))?"
-
-
-@irdl_op_definition
-class DstSectionOp(IRDLOperation):
-    name = "ttl.dst_section"
-    body = region_def()
-    traits = traits_def(NoTerminator())
-    assembly_format = "$body attr-dict"
-
-
-@irdl_op_definition
-class IterIndexOp(IRDLOperation):
-    """`%i = ttl.iter_index 0 : index`: the index of a `ttl.compute` iteration dimension."""
-
-    name = "ttl.iter_index"
-    dim = prop_def(IntegerAttr.constr(type=I64))
-    result = result_def(IndexType)
-    assembly_format = "$dim attr-dict `:` type($result)"
-
 
 # ---------------------------------------------------------------------------------------------
 # Tile ops
@@ -307,14 +133,14 @@ _BINARY_MNEMONICS = (
 )  # fmt: skip
 
 
-def _tile_op_class(mnemonic: str, base: type[TileOp]) -> type[IRDLOperation]:
+def _op_class(mnemonic: str, base: type[IRDLOperation]) -> type[IRDLOperation]:
     """One IRDL op per mnemonic sharing `base`'s operands and syntax."""
     op_class = type(class_name(mnemonic), (base,), {"name": f"ttl.{mnemonic}", "__module__": __name__})
     return irdl_op_definition(op_class)
 
 
-UNARY_TILE_OPS = tuple(_tile_op_class(mnemonic, UnaryTileOp) for mnemonic in _UNARY_MNEMONICS)
-BINARY_TILE_OPS = tuple(_tile_op_class(mnemonic, BinaryTileOp) for mnemonic in _BINARY_MNEMONICS)
+UNARY_TILE_OPS = tuple(_op_class(mnemonic, UnaryTileOp) for mnemonic in _UNARY_MNEMONICS)
+BINARY_TILE_OPS = tuple(_op_class(mnemonic, BinaryTileOp) for mnemonic in _BINARY_MNEMONICS)
 
 
 @irdl_op_definition
@@ -426,12 +252,45 @@ class DstIndexOp(TileOp):
     assembly_format = "$index attr-dict `:` type($index) `->` type($result)"
 
 
+# ---------------------------------------------------------------------------------------------
+# Tensor-level elementwise ops: read and printed back, never planned
+
+
+class TensorUnaryOp(IRDLOperation):
+    """A tensor-level elementwise op, lowered to `ttl.compute` before kernel configuration."""
+
+    input = operand_def()
+    result = result_def()
+    assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
+
+
+class TensorBinaryOp(IRDLOperation):
+    """A tensor-level elementwise op, lowered to `ttl.compute` before kernel configuration."""
+
+    lhs = operand_def()
+    rhs = operand_def()
+    result = result_def()
+    assembly_format = "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)"
+
+
+TENSOR_UNARY_OPS = tuple(
+    _op_class(mnemonic.removeprefix("tile_"), TensorUnaryOp)
+    for mnemonic in _UNARY_MNEMONICS
+    if mnemonic.startswith("tile_") and mnemonic not in ("tile_typecast", "tile_transpose")
+)
+TENSOR_BINARY_OPS = tuple(
+    _op_class(mnemonic.removeprefix("tile_"), TensorBinaryOp)
+    for mnemonic in _BINARY_MNEMONICS
+    if mnemonic != "tile_accumulate"
+)
+
+
 TTL = Dialect(
     "ttl",
     [
-        BindCBOp, AttachCBOp, CBReserveOp, CBWaitOp, ComputeOp, YieldOp, DstSectionOp, IterIndexOp,
-        *UNARY_TILE_OPS, *BINARY_TILE_OPS, TileBcastOp, TileReduceOp, TileRowNormalizationBlockOp,
-        TileMatmulBlockOp, TileFillOp, CopyTileOp, TileStoreOp, DstIndexOp,
+        *STRUCTURE_OPS, *UNARY_TILE_OPS, *BINARY_TILE_OPS, TileBcastOp, TileReduceOp,
+        TileRowNormalizationBlockOp, TileMatmulBlockOp, TileFillOp, CopyTileOp, TileStoreOp, DstIndexOp,
+        *TENSOR_UNARY_OPS, *TENSOR_BINARY_OPS,
     ],
     [CBType, DstType, TileExecutionStrategyAttr, ReduceDimAttr],
 )  # fmt: skip
