@@ -9,14 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import TypeVar
 
 from planner.contract import RequestError
 from planner.kernelcfg.codes import (
     DFB_INDEX_UNFINALIZED,
     DST_SLOTS_INVALID,
     OPERAND_DFB_UNRESOLVED,
-    OPERAND_NOT_TILE,
     STRATEGY_ATTR_MALFORMED,
     STRATEGY_ATTR_ON_FIXED_OP,
     STRATEGY_EXPLICIT_DFB_UNRESOLVED,
@@ -26,15 +24,10 @@ from planner.kernelcfg.codes import (
     KcfgError,
     op_message,
 )
+from planner.kernelcfg.operands import OperandResolver, Tile
 from planner.kernelcfg.protocol import (
-    DfbOperand,
     KernelcfgResolveRequest,
     KernelOp,
-    Operand,
-    ScalarOperand,
-    UnattachedOperand,
-    UnfinalizedDfbOperand,
-    ValueOperand,
 )
 from planner.kernelcfg.semantics import (
     DST_IF_PRODUCED,
@@ -44,7 +37,7 @@ from planner.kernelcfg.semantics import (
     StrategyOption,
     semantics_for,
 )
-from planner.targets.tenstorrent import TT_DTYPES, FullFp32Kind, Primitive, Route, TtDtype
+from planner.targets.tenstorrent import FullFp32Kind, Primitive, Route, TtDtype
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,115 +119,7 @@ class KernelRequirements:
             yield from uses
 
 
-@dataclass(frozen=True, slots=True)
-class _Tile:
-    """A tile operand as section 3 sees it: its element, its DFB if it resolves."""
-
-    elem: TtDtype
-    dfb: int | None
-    unfinalized: bool
-    produced: bool  # the DST-resident result of another tile op
-
-
-_K = TypeVar("_K")
-_V = TypeVar("_V")
-
-
-def _unique(entries: list[tuple[_K, _V]], duplicate: str) -> dict[_K, _V]:
-    """`entries` as a table; a key given twice is a bad request (`duplicate` names it)."""
-    table: dict[_K, _V] = {}
-    for key, value in entries:
-        if key in table:
-            raise RequestError("request.invalid", duplicate.format(key))
-        table[key] = value
-    return table
-
-
-class _Collector:
-    """Resolves operands against the request's DFB table and producer ops."""
-
-    def __init__(self, request: KernelcfgResolveRequest) -> None:
-        specs = _unique([(spec.index, spec) for spec in request.dfbs], "dfbs lists index {} twice")
-        self.dfb_dtypes = {index: _dtype(spec.dtype, f"dfbs[{index}]") for index, spec in specs.items()}
-        self.ops_by_id = _unique([(op.id, op) for op in request.ops], "duplicate op id '{}'")
-        self.result_elems: dict[str, TtDtype] = {}
-
-    def tile(self, op: KernelOp, number: int, operand: Operand) -> _Tile:
-        """Section 3 step 1: operand `number` must be a tile (or tensor of tiles) to be routed."""
-        if isinstance(operand, DfbOperand):
-            elem = self.dfb_dtypes.get(operand.dfb)
-            if elem is None:
-                raise RequestError(
-                    "request.invalid", f"op '{op.id}' reads DFB {operand.dfb}, absent from dfbs"
-                )
-            return _Tile(elem, operand.dfb, False, False)
-        if isinstance(operand, ValueOperand):
-            return _Tile(self.result_elem(self._producer(op, operand)), None, False, True)
-        if isinstance(operand, UnattachedOperand) and operand.unattached in TT_DTYPES:
-            return _Tile(TT_DTYPES[operand.unattached], None, False, False)
-        if isinstance(operand, UnfinalizedDfbOperand):
-            return _Tile(TT_DTYPES["f32"], None, True, False)
-        got = operand.scalar if isinstance(operand, ScalarOperand) else operand.unattached
-        raise KcfgError(
-            OPERAND_NOT_TILE,
-            op_message(op.op, f"expected a tile or tensor-of-tiles operand, got '{got}'"),
-            "op",
-            op.id,
-            number,
-        )
-
-    def result_elem(self, op: KernelOp) -> TtDtype:
-        """The result element type: `result_dtype`, else the first tile operand's (followed iteratively)."""
-        chain: list[str] = []
-        current = op
-        while current.id not in self.result_elems:
-            if current.id in chain:
-                raise RequestError(
-                    "request.invalid", f"op '{op.id}': result_dtype is needed (values form a cycle)"
-                )
-            chain.append(current.id)
-            if current.result_dtype is not None:
-                self.result_elems[current.id] = _dtype(current.result_dtype, current.id)
-                break
-            number, source = next(
-                (
-                    (n, o)
-                    for n, o in enumerate(current.operands)
-                    if not isinstance(o, (ScalarOperand, UnfinalizedDfbOperand))
-                ),
-                (0, None),
-            )
-            if source is None:
-                raise RequestError(
-                    "request.invalid",
-                    f"op '{current.id}' needs result_dtype (no tile operand to take it from)",
-                )
-            if not isinstance(source, ValueOperand):
-                self.result_elems[current.id] = self.tile(current, number, source).elem
-                break
-            current = self._producer(current, source)
-        elem = self.result_elems[current.id]
-        self.result_elems.update(dict.fromkeys(chain, elem))
-        return elem
-
-    def _producer(self, op: KernelOp, operand: ValueOperand) -> KernelOp:
-        producer = self.ops_by_id.get(operand.value)
-        if producer is None or producer.id == op.id:
-            raise RequestError("request.invalid", f"op '{op.id}' uses unknown value '{operand.value}'")
-        return producer
-
-
-def _dtype(name: str, where: str) -> TtDtype:
-    dtype = TT_DTYPES.get(name)
-    if dtype is None:
-        known = ", ".join(sorted(TT_DTYPES))
-        raise RequestError(
-            "request.unknown_dtype", f"{where}: unknown element type '{name}' (known: {known})"
-        )
-    return dtype
-
-
-def _route(spec: RouteSpec, tile: _Tile) -> Route:
+def _route(spec: RouteSpec, tile: Tile) -> Route:
     if spec == DST_IF_PRODUCED:
         return Route.DST if tile.produced else Route.DFB
     assert isinstance(spec, Route)
@@ -250,7 +135,7 @@ class _Unresolved(Exception):
 
 
 def _operand_uses(
-    op: KernelOp, primitive: Primitive, routes: tuple[RouteSpec, ...], collector: _Collector
+    op: KernelOp, primitive: Primitive, routes: tuple[RouteSpec, ...], collector: OperandResolver
 ) -> UseBatch:
     """Section 3 steps 1-4 for each routed operand."""
     destination: list[DestinationUse] = []
@@ -278,7 +163,7 @@ def _operand_uses(
     return UseBatch(tuple(destination), tuple(dfb))
 
 
-def _result_uses(op: KernelOp, semantics: OpSemantics, collector: _Collector) -> UseBatch:
+def _result_uses(op: KernelOp, semantics: OpSemantics, collector: OperandResolver) -> UseBatch:
     if not semantics.result_in_dst:
         return UseBatch()
     use = DestinationUse(op.id, op.op, None, semantics.primitive, collector.result_elem(op))
@@ -312,7 +197,7 @@ def _explicit_strategy(op: KernelOp, semantics: OpSemantics) -> Strategy | None:
     return explicit
 
 
-def _legal_strategies(op: KernelOp, collector: _Collector) -> frozenset[Strategy]:
+def _legal_strategies(op: KernelOp, collector: OperandResolver) -> frozenset[Strategy]:
     """FPU is legal only for a float result over operands addressing the same tile."""
     if collector.result_elem(op).is_float and op.same_tile_coords:
         return frozenset(Strategy)
@@ -331,7 +216,7 @@ def _legal_options(op: KernelOp, semantics: OpSemantics, legal: frozenset[Strate
     return options
 
 
-def _choice(op: KernelOp, walk: int, semantics: OpSemantics, collector: _Collector) -> Choice:
+def _choice(op: KernelOp, walk: int, semantics: OpSemantics, collector: OperandResolver) -> Choice:
     arity = max(len(option.routes) for option in semantics.choices)
     if len(op.operands) != arity:
         raise RequestError(
@@ -387,7 +272,7 @@ def _check_slots(op: KernelOp, semantics: OpSemantics) -> None:
         )
 
 
-def _fixed_uses(op: KernelOp, semantics: OpSemantics, collector: _Collector) -> UseBatch:
+def _fixed_uses(op: KernelOp, semantics: OpSemantics, collector: OperandResolver) -> UseBatch:
     _explicit_strategy(op, semantics)
     try:
         uses = _operand_uses(op, semantics.primitive, semantics.routes, collector)
@@ -408,7 +293,7 @@ def _fixed_uses(op: KernelOp, semantics: OpSemantics, collector: _Collector) -> 
 
 def collect_requirements(request: KernelcfgResolveRequest) -> KernelRequirements:
     """Section 3: walk the ops in order; the first op error wins."""
-    collector = _Collector(request)
+    collector = OperandResolver(request)
     destination: list[DestinationUse] = []
     dfb: list[DFBInputUse] = []
     choices: list[Choice] = []
