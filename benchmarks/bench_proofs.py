@@ -4,9 +4,13 @@
 - cached: the same obligations asked again of that prover;
 - fresh: a new Z3-only `Prover` (new solver, bindings re-asserted) per obligation -- the baseline;
 - warm, Z3 only: the shared prover without the range/residue fast path (`abstract=False`).
+- floor vs either: the obligations that contain `//` or `%`, asked of warm provers under
+  `division="floor"` and under `"either"` (both roundings must hold), with and without the
+  fast path.
 
 Prints median and p99 per obligation and the ratios between them. Targets: warm median
-<= 0.5 ms, cached median <= 20 us. Run: `.venv/bin/python benchmarks/bench_proofs.py [count]`.
+<= 0.5 ms, cached median <= 20 us, `either` at most 2x `floor` on the dividing obligations.
+Run: `.venv/bin/python benchmarks/bench_proofs.py [count]`.
 """
 
 from __future__ import annotations
@@ -99,7 +103,24 @@ def main(count: int) -> None:
     print(f"warm vs fresh: {fresh[0] / warm[0]:.1f}x faster (median), {fresh[1] / warm[1]:.1f}x (p99)")
     print(f"warm vs warm Z3 only: {z3_warm[0] / warm[0]:.1f}x faster (median)")
     print(f"cached vs warm: {warm[0] / cached[0]:.0f}x faster (median)")
+    fast, solver = division_costs([o for o in work if "//" in o[0] or "%" in o[0]])
     print(f"targets: warm median <= 500 us: {warm[0] <= 500}; cached median <= 20 us: {cached[0] <= 20}")
+    print(f"         either <= 2x floor: {fast <= 2} (fast path on), {solver <= 2} (Z3 only)")
+
+
+def division_costs(work: list[Obligation]) -> list[float]:
+    """Median cost of `either` over `floor` on dividing obligations (fast path on, then Z3 only)."""
+    ratios = []
+    for abstract in (True, False):
+        medians = []
+        for division in ("floor", "either"):
+            prover = Prover(BINDINGS, target="a2a3", abstract=abstract)
+            prover.check("0", "non_negative")
+            samples = timed(lambda o, p=prover, d=division: p.check(*o, d), work)  # type: ignore[misc]
+            medians.append(report(f"{division}{'' if abstract else ', Z3 only'}", samples)[0])
+        ratios.append(medians[1] / medians[0])
+        print(f"either vs floor{'' if abstract else ', Z3 only'}: {ratios[-1]:.2f}x (median)")
+    return ratios
 
 
 if __name__ == "__main__":

@@ -59,6 +59,24 @@ def floor_div(a: z3.BitVecRef, k: z3.BitVecRef) -> z3.BitVecRef:
     return z3.Extract(a.size() - 1, 0, exact_multiple / z3.SignExt(1, k))  # `/` is bvsdiv
 
 
+def trunc_div(a: z3.BitVecRef, k: z3.BitVecRef) -> z3.BitVecRef:
+    """Quotient rounded toward zero (`bvsdiv`); by `2**s`, a shift of `a` biased up by `2**s - 1` when
+    negative, so no divider is built."""
+    shift = _power_of_two_shift(k)
+    if shift is None:
+        return a / k  # `/` is bvsdiv
+    bias = (a >> (a.size() - 1)) & ((1 << shift) - 1)
+    return (a + bias) >> shift
+
+
+def trunc_mod(a: z3.BitVecRef, k: z3.BitVecRef) -> z3.BitVecRef:
+    """Remainder with the dividend's sign (`bvsrem`): `a - trunc_div(a, k) * k`."""
+    shift = _power_of_two_shift(k)
+    if shift is None:
+        return z3.SRem(a, k)
+    return a - (trunc_div(a, k) << shift)
+
+
 _OPERATIONS: dict[str, Callable[[z3.BitVecRef, z3.BitVecRef], z3.BitVecRef]] = {
     "+": lambda a, b: a + b,
     "-": lambda a, b: a - b,
@@ -154,8 +172,8 @@ class Encoder:
         if not signed:  # unsigned division: floor and truncation agree
             return z3.UDiv(a, b) if op == "//" else z3.URem(a, b)
         if op == "//":
-            return z3.If(self.truncating, a / b, floor_div(a, b))  # `/` is bvsdiv, truncating
-        return z3.If(self.truncating, z3.SRem(a, b), floor_mod(a, b))
+            return z3.If(self.truncating, trunc_div(a, b), floor_div(a, b))
+        return z3.If(self.truncating, trunc_mod(a, b), floor_mod(a, b))
 
     def _constant(self, value: int, dtype: Dtype) -> Term:
         return Term(z3.BitVecVal(value % (1 << dtype.bits), dtype.bits, self.ctx))

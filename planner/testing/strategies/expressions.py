@@ -228,17 +228,20 @@ def proof_requests(
     max_bindings: int = 4,
     exhaustive: bool = True,
     max_leaves: int = 6,
+    free_name_bits: int = FREE_NAME_MAX_BITS,
 ) -> ProofsCheckRequest:
     """A complete `proofs.check` request: width, target, bindings, offset, factor, goals and division.
 
-    The offset reads the bound names and, sometimes, one unbound name `u` (at most 8 bits wide
-    in exhaustive mode). Use `widths=(8, 16)` (the default) with `exhaustive=True` for oracle
-    checks, or `ALL_WIDTHS` with `exhaustive=False` for prover-only runs.
+    The offset reads the bound names and, sometimes, one unbound name `u` (at most
+    `free_name_bits` wide in exhaustive mode; with `free_name_bits=16` at 16 bits, `u` comes
+    first and the bindings share what is left of the budget). Use `widths=(8, 16)` (the
+    default) with `exhaustive=True` for oracle checks, or `ALL_WIDTHS` with
+    `exhaustive=False` for prover-only runs.
     """
     bits = draw(st.sampled_from(tuple(widths)))
     target = draw(st.sampled_from((None, *sorted(ASCEND_TARGETS))))
-    free_name = draw(st.booleans()) and (bits <= FREE_NAME_MAX_BITS or not exhaustive)
-    budget = MAX_ASSIGNMENTS >> bits if free_name else MAX_ASSIGNMENTS
+    free_name = draw(st.booleans()) and (bits <= free_name_bits or not exhaustive)
+    budget = max(MAX_ASSIGNMENTS >> bits, 4) if free_name else MAX_ASSIGNMENTS
     lists = binding_lists(
         bits, max_size=max_bindings, target=target, exhaustive=exhaustive, max_assignments=budget
     )
