@@ -61,39 +61,31 @@ class ProofLedger:
     def discharge(self, op: str, axis: int, expr: Expr, goal: Goal, factor: int) -> Verdict:
         """Pose one obligation under the request's division semantics and record its verdict."""
         verdict = self._prover_for(expr).check(expr, goal, factor, self._request.division)
-        self.records.append(
-            ObligationRecord(
-                op=op,
-                axis=axis,
-                expr=to_json_value(expr),
-                goal=goal,
-                factor=factor,
-                status=verdict.status,
-                counterexample=verdict.counterexample,
-                reading=reading_record(verdict),
-                value=verdict.value,
-            )
-        )
+        self._record(op, axis, expr, verdict, factor=factor)
         return verdict
 
     def discharge_window(self, op: str, axis: int, offset: Expr, extent: Expr, bound: int) -> Verdict:
         """Pose `offset + extent <= bound` (exact) under the request's division and record its verdict."""
         end = add_exact(offset, extent)
         verdict = self._prover_for(end).check_window(offset, extent, bound, self._request.division)
+        self._record(op, axis, end, verdict, bound=bound)
+        return verdict
+
+    def _record(self, op: str, axis: int, expr: Expr, verdict: Verdict, **limit: int) -> None:
+        """Keep one verdict for the response; `limit` is the goal's `factor` or `bound`."""
         self.records.append(
             ObligationRecord(
                 op=op,
                 axis=axis,
-                expr=to_json_value(end),
-                goal="at_most",
-                bound=bound,
+                expr=to_json_value(expr),
+                goal=verdict.goal,
                 status=verdict.status,
                 counterexample=verdict.counterexample,
                 reading=reading_record(verdict),
                 value=verdict.value,
+                **limit,
             )
         )
-        return verdict
 
     def outcome_text(self, verdict: Verdict, expr: Expr) -> str:
         """Why a proof of `expr` did not go through, in words naming the reading and the counterexample."""
