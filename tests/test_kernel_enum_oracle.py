@@ -1,4 +1,4 @@
-"""The independent enumeration oracle on kernel-config.md section 9 rows, and where it caught the resolver."""
+"""The independent enumeration oracle on docs/design/kernel-config.md 9, and where it caught the resolver."""
 
 from __future__ import annotations
 

@@ -63,7 +63,7 @@ class ScalarType:
 
     @property
     def signed(self) -> bool | None:
-        """False for an unsigned integer scalar (its widening differs, nz-layout.md 7.3); else the default."""
+        """False for an unsigned scalar, which widens by zero extension (docs/design/nz-layout.md 7.3)."""
         return False if self.dtype.startswith("UINT") and self.bits is not None else None
 
 

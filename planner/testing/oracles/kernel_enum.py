@@ -1,7 +1,7 @@
 """Exhaustive-enumeration oracle for `kernelcfg.resolve` on small kernels.
 
 It shares no logic with the resolver: it reads the request itself, with its own literal
-transcription of kernel-config.md sections 2 (op semantics), 3 (requirements), 5 (policy)
+transcription of docs/design/kernel-config.md sections 2 (op semantics), 3 (requirements), 5 (policy)
 and 6 (steps 2, 7, 8, 9), and imports only the protocol models and the target tables. It
 then enumerates every assignment of strategies x DST width x unpack mode (per f32 DFB; the
 setting is inert for other element types) and checks each requirement against the target
