@@ -10,7 +10,8 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -21,6 +22,8 @@ if TYPE_CHECKING:
     from planner.service.limits import Limits
 
 EXIT_OK, EXIT_REFUSED, EXIT_BAD_REQUEST = 0, 1, 2
+_DEBUG_ENV = "PLANNER_DEBUG"  # planner.service.codes.DEBUG_ENV, without importing it for --help
+_WATCHDOG_GRACE = 0.25  # seconds past the deadline before the watchdog ends a command
 
 Command = Callable[[argparse.Namespace], int]
 
@@ -29,22 +32,62 @@ def _limits(args: argparse.Namespace) -> Limits:
     from planner.service.limits import Limits
 
     defaults = Limits()
+    timeout = getattr(args, "timeout", defaults.time_budget)
     return Limits(
         max_bytes=getattr(args, "max_bytes", defaults.max_bytes),
         max_depth=getattr(args, "max_depth", defaults.max_depth),
-        time_budget=args.timeout if args.timeout > 0 else None,
+        time_budget=timeout if timeout is not None and timeout > 0 else None,
     )
 
 
-def _read_text(path: str) -> str:
-    from planner.contract import RequestError
-    from planner.service import codes
-    from planner.service.requests import read_input
+def _read_text(args: argparse.Namespace) -> str:
+    from planner.service.requests import read_text
 
+    return read_text(args.file, _limits(args).max_bytes)
+
+
+def _check_outputs(args: argparse.Namespace, inputs: list[str], *options: str) -> None:
+    """Refuse unsafe outputs before any work, so a refusal never follows a long plan."""
+    from planner.service.outputs import check_output
+
+    for option in options:
+        target = getattr(args, option.lstrip("-"))
+        if target:
+            check_output(target, inputs, option)
+
+
+def _write(target: str, text: str, option: str) -> None:
+    from planner.service.outputs import write_output
+
+    write_output(target, text, option)
+
+
+@contextmanager
+def _watchdog(args: argparse.Namespace) -> Iterator[None]:
+    """Past the deadline (and a grace for the cooperative stop), answer `request.timeout` and exit 2.
+
+    The cores stop themselves at the deadline between steps; this covers a step that does not.
+    """
+    budget = _limits(args).time_budget
+    if budget is None:
+        yield
+        return
+    import threading
+
+    def expire() -> None:
+        from planner.service import codes
+
+        _fail(codes.timed_out(), getattr(args, "json", False))
+        sys.stdout.flush()
+        os._exit(EXIT_BAD_REQUEST)
+
+    timer = threading.Timer(budget + _WATCHDOG_GRACE, expire)
+    timer.daemon = True
+    timer.start()
     try:
-        return read_input(path).decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise RequestError(codes.UNREADABLE, f"{path} is not UTF-8 text (byte {exc.start})") from None
+        yield
+    finally:
+        timer.cancel()
 
 
 def _print_json(value: Any) -> None:
@@ -54,21 +97,27 @@ def _print_json(value: Any) -> None:
 
 
 def _fail(error: RequestError, as_json: bool) -> int:
-    sys.stderr.write(f"planner: error: [{error.code}] {error.message}\n")
+    from planner.service import codes
+
+    if error.code != codes.INTERNAL:  # an internal fault has logged its own line
+        sys.stderr.write(f"planner: error: [{error.code}] {error.message}\n")
     if as_json:
         _print_json({"error": error.to_json()})
     return EXIT_BAD_REQUEST
 
 
 def _cmd_call(args: argparse.Namespace) -> int:
+    from planner.budget import deadline_after
     from planner.contract import RequestError
     from planner.service.methods import answer, find_method
     from planner.service.requests import read_input, read_params
 
     limits = _limits(args)
-    method = find_method(args.method)
-    params = read_params(read_input(args.file), limits, method.name)
-    outcome = answer(method.name, params, limits.time_budget)
+    deadline = deadline_after(limits.time_budget)
+    with _watchdog(args):
+        method = find_method(args.method)
+        params = read_params(read_input(args.file, limits.max_bytes), limits, method.name)
+        outcome = answer(method.name, params, deadline)
     if isinstance(outcome, RequestError):
         return _fail(outcome, args.json)
     _print_json(outcome)
@@ -90,11 +139,15 @@ def _cmd_serve(args: argparse.Namespace) -> int:
 
             address = parse_address(args.http)
             check_bind(address, args.allow_remote)
-            serve_http(address, limits, sys.stderr)
-        else:
-            from planner.service.stdio import serve_stdio
+        from planner.service.workers import WorkerPool
 
-            serve_stdio(sys.stdin.buffer, sys.stdout.buffer, limits)
+        with WorkerPool(args.workers if args.http is not None else 1) as pool:
+            if args.http is not None:
+                serve_http(address, limits, pool.run, args.read_timeout, sys.stderr)
+            else:
+                from planner.service.stdio import serve_stdio
+
+                serve_stdio(sys.stdin.buffer, sys.stdout.buffer, limits, pool.run)
     except KeyboardInterrupt:
         pass  # the way to stop a server
     except BrokenPipeError:  # the reader closed our stdout: nobody is left to answer
@@ -133,7 +186,8 @@ def _options(pairs: list[str]) -> dict[str, str]:
 def _cmd_plan(args: argparse.Namespace) -> int:
     from planner.adapters import AdapterInputError, detect_adapter, plan_with
 
-    text = _read_text(args.file)
+    _check_outputs(args, [args.file], "--output", "--report")
+    text = _read_text(args)
     filename = "<stdin>" if args.file == "-" else args.file
     try:
         adapter = args.adapter or detect_adapter(filename, text)
@@ -147,22 +201,24 @@ def _cmd_plan(args: argparse.Namespace) -> int:
     if args.report:
         from planner.service.limits import pretty_json
 
-        Path(args.report).write_text(pretty_json(outcome.report), encoding="utf-8")
+        _write(args.report, pretty_json(outcome.report), "--report")
     if not outcome.ok:
         return EXIT_REFUSED
     # Source is reported, not rewritten: its notes are the output.
     planned = outcome.text if outcome.notes is None else "".join(f"{note}\n" for note in outcome.notes)
     if args.output:
-        Path(args.output).write_text(planned, encoding="utf-8")
+        _write(args.output, planned, "--output")
     else:
         sys.stdout.write(planned)
     return EXIT_OK
 
 
 def _cmd_explain(args: argparse.Namespace) -> int:
-    from planner.service import explain
+    from planner.service import explain_conflict as explain
 
-    found = explain.explain_file(args.file, _read_text(args.file), _limits(args))
+    _check_outputs(args, [args.file], "--graph")
+    with _watchdog(args):
+        found = explain.explain_file(args.file, _read_text(args), _limits(args))
     if args.graph:
         from planner.service import graph
 
@@ -276,21 +332,29 @@ def _cmd_batch(args: argparse.Namespace) -> int:
     from planner.service import batch
 
     inputs = batch.collect_inputs([Path(p) for p in args.paths])
-    results = batch.run(inputs, workers=args.workers, dask=args.dask, progress=sys.stderr)
+    _check_outputs(args, inputs, "--output")
+    progress = sys.stderr.isatty() and not args.quiet
+    results = batch.run(inputs, workers=args.workers, dask=args.dask, limits=_limits(args), progress=progress)
     lines = "".join(batch.result_line(result) + "\n" for result in results)
     if args.output:
-        Path(args.output).write_text(lines, encoding="utf-8")
+        _write(args.output, lines, "--output")
     else:
         sys.stdout.write(lines)
     return max((result.exit for result in results), default=EXIT_OK)
 
 
+def _add_max_bytes(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--max-bytes", type=int, default=4 * 1024 * 1024, help="largest input or request, in bytes"
+    )
+
+
 def _add_limits(parser: argparse.ArgumentParser, with_sizes: bool) -> None:
-    parser.add_argument("--timeout", type=float, default=10.0, help="seconds per request; 0 = unlimited")
+    parser.add_argument(
+        "--timeout", type=float, default=10.0, help="seconds per message, reading to answer; 0 = unlimited"
+    )
+    _add_max_bytes(parser)
     if with_sizes:
-        parser.add_argument(
-            "--max-bytes", type=int, default=4 * 1024 * 1024, help="largest request, in bytes"
-        )
         parser.add_argument("--max-depth", type=int, default=64, help="deepest JSON nesting accepted")
 
 
@@ -312,6 +376,7 @@ def _add_commands(sub: Any) -> None:
         "sets are rewritten, so comments and layout stay. For canonical MLIR output (FileCheck, "
         "lit), run planner-opt."
     )
+    _add_max_bytes(plan)
 
     call = _subcommand(sub, "call", _cmd_call, "answer one protocol request (JSON in, JSON out)")
     call.add_argument("method", help="e.g. layout.plan, kernelcfg.resolve, proofs.check")
@@ -330,6 +395,12 @@ def _add_commands(sub: Any) -> None:
         action="store_true",
         help="let --http bind a non-loopback address (there is no authentication: anyone who "
         "reaches the port can send requests)",
+    )
+    serve.add_argument(
+        "--read-timeout", type=float, default=10.0, help="seconds an HTTP client may take to send one request"
+    )
+    serve.add_argument(
+        "--workers", type=int, default=min(4, os.cpu_count() or 1), help="worker processes answering HTTP"
     )
     _add_limits(serve, with_sizes=True)
 
@@ -376,11 +447,14 @@ def _add_commands(sub: Any) -> None:
     batch.add_argument("--workers", type=int, default=1, help="worker processes")
     batch.add_argument("--dask", metavar="ADDRESS|local", help="run on dask.distributed (tile-planner[dask])")
     batch.add_argument("-o", "--output", help="write the JSON lines here instead of stdout")
+    batch.add_argument("--quiet", action="store_true", help="no progress bar, even on a terminal")
+    _add_max_bytes(batch)
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="planner", description=__doc__.split("\n\n")[0])
     parser.add_argument("--version", action="version", version=f"planner {__version__}")
+    parser.add_argument("--debug", action="store_true", help="print tracebacks of internal errors")
     _add_commands(parser.add_subparsers(title="commands"))
     return parser
 
@@ -392,10 +466,12 @@ def main(argv: list[str] | None = None) -> int:
     if run is None:
         parser.print_help(sys.stdout)
         return EXIT_OK
+    if args.debug:
+        os.environ[_DEBUG_ENV] = "1"  # worker processes inherit it
     try:
         return run(args)
     except Exception as exc:
-        from planner.service.errors import to_request_error
+        from planner.service.codes import to_request_error
 
         return _fail(to_request_error(exc), getattr(args, "json", False))
 

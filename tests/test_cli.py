@@ -253,7 +253,7 @@ def test_batch_lines_are_sorted_and_equal_across_worker_counts(
     serial = tmp_path / "serial.jsonl"
     exit_code, _, err = run_main(capsys, "batch", *inputs, "--workers", "1", "-o", str(serial))
     assert exit_code == 1  # refusals on purpose, no bad input
-    assert err.rstrip().endswith("] 10/10")
+    assert err == ""  # stderr is not a terminal: no progress frames in the log
     parallel_code, parallel_out, _ = run_main(capsys, "batch", *inputs, "--workers", "2")
     assert parallel_code == 1
     assert parallel_out == serial.read_text()
@@ -263,6 +263,30 @@ def test_batch_lines_are_sorted_and_equal_across_worker_counts(
     assert by_name["layout-plan.json"]["exit"] == 0
     assert by_name["unpack_conflict.mlir"]["exit"] == 1
     assert "[kcfg.dfb_unpack_conflict]" in by_name["kernelcfg-resolve-conflict.json"]["diagnostics"][0]
+
+
+@pytest.mark.parametrize(("quiet", "drawn"), [((), True), (("--quiet",), False)])
+def test_batch_draws_progress_only_on_a_terminal_and_not_when_quiet(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, quiet: tuple[str, ...], drawn: bool
+) -> None:
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    inputs = [str(EXAMPLES / "json" / "proofs-check.json"), str(EXAMPLES / "json" / "layout-plan.json")]
+    exit_code, out, err = run_main(capsys, "batch", *inputs, *quiet)
+    assert exit_code == 0
+    assert len(out.splitlines()) == 2
+    assert ("2/2" in err) is drawn
+
+
+def test_batch_reports_non_utf8_input_as_a_typed_error(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    latin = tmp_path / "latin.mlir"
+    latin.write_bytes(b"func.func @f() { \xff }\n")
+    exit_code, out, _ = run_main(capsys, "batch", str(latin))
+    assert exit_code == 2
+    line = json.loads(out)
+    assert line["error"]["code"] == "request.unreadable"
+    assert "not UTF-8" in line["error"]["message"]
 
 
 def test_batch_reports_unreadable_input_and_goes_on(

@@ -37,8 +37,9 @@ class ProofLedger:
     enclose the load, empty or not, must not lend the load its facts.
     """
 
-    def __init__(self, request: LayoutPlanRequest) -> None:
+    def __init__(self, request: LayoutPlanRequest, deadline: float | None = None) -> None:
         self._request = request
+        self._deadline = deadline  # time.monotonic(): every prover stops there
         self._provers: dict[tuple[str, ...], Prover] | None = None
         self._prover_of: dict[Expr, Prover] = {}
         self.records: list[ObligationRecord] = []
@@ -54,7 +55,9 @@ class ProofLedger:
         relevant = bindings_read_by(request.bindings, expr)
         key = tuple(binding.name for binding in relevant)
         if key not in self._provers:
-            self._provers[key] = Prover(relevant, index_bits=request.index_bits, target=request.target)
+            self._provers[key] = Prover(
+                relevant, index_bits=request.index_bits, target=request.target, deadline=self._deadline
+            )
         self._prover_of[expr] = self._provers[key]
         return self._provers[key]
 

@@ -43,15 +43,18 @@ from planner.proofs.expr import to_json_value
 BLOCKED_STAMP = "nz_tensor_views_blocked"
 
 
-def plan(request: LayoutPlanRequest) -> LayoutPlanResponse:
-    """Plan every NZ tensor and consumer of one function; see the module docstring for the outcomes."""
+def plan(request: LayoutPlanRequest, deadline: float | None = None) -> LayoutPlanResponse:
+    """Plan every NZ tensor and consumer of one function; see the module docstring for the outcomes.
+
+    Past the `time.monotonic()` deadline a proof raises `BudgetExceeded`.
+    """
     if request.attrs.get(BLOCKED_STAMP) or not any(spec.layout == "NZ" for spec in request.tensors):
         return LayoutPlanResponse(ok=True, attrs=_sorted(request.attrs))
     _require_unique("tensor names", [spec.name for spec in request.tensors])
     _require_unique("op ids", [op.id for op in request.ops])
     require_index_constants(request)
     _require_scoped_names(request)
-    ctx = PlanContext(request, ProofLedger(request))
+    ctx = PlanContext(request, ProofLedger(request, deadline))
     try:
         for spec in request.tensors:
             if spec.layout == "NZ":

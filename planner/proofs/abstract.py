@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from planner.proofs.concrete import cast, power_of_two_log, represent, truncating_div
 from planner.proofs.dtype import Dtype, ExtensionReading, Reading, goal_dtype
-from planner.proofs.expr import BinOp, Const, Expr, Name, Neg
+from planner.proofs.expr import BinOp, Const, Expr, Name, Neg, free_names
 from planner.proofs.scope import Declaration, Scope
 
 
@@ -183,6 +183,7 @@ class AbstractProver:
         self._scope = scope
         self._divisions = frozenset(reading.division for reading in readings)
         self._extensions = frozenset(reading.extension for reading in readings)
+        self._position = {decl.name: index for index, decl in enumerate(scope.declarations)}
         self._names: dict[str, Facts] = {}
 
     def proves(self, expr: Expr, goal: str, factor: int) -> bool:
@@ -229,9 +230,27 @@ class AbstractProver:
 
     def _name(self, name: str) -> Facts:
         if name not in self._names:
-            decl = self._scope.declaration(name)
-            self._names[name] = _top(self._scope.dtype(name)) if decl is None else self._declared(decl)
+            for decl in self._unresolved_reads(name):
+                self._names[decl.name] = self._declared(decl)
+            self._names.setdefault(name, _top(self._scope.dtype(name)))
         return self._names[name]
+
+    def _unresolved_reads(self, name: str) -> list[Declaration]:
+        """The not yet resolved bindings `name` reads, transitively, in program order.
+
+        Resolving them in that order keeps the recursion of `facts` to one expression's
+        depth, however long a chain of bindings is (bindings never read ahead).
+        """
+        found: dict[str, Declaration] = {}
+        pending = [name]
+        while pending:
+            decl = self._scope.declaration(pending.pop())
+            if decl is None or decl.name in found or decl.name in self._names:
+                continue
+            found[decl.name] = decl
+            pending.extend(read for operand in decl.operands for read in free_names(operand))
+            pending.extend([] if decl.loop is None else [decl.loop])
+        return sorted(found.values(), key=lambda decl: self._position[decl.name])
 
     def _operands(self, decl: Declaration) -> list[Facts] | None:
         """A binding's operands cast to its dtype, or None if one may divide by zero."""

@@ -6,14 +6,14 @@ from planner.proofs.protocol import ProofResult, ProofsCheckRequest, ProofsCheck
 from planner.proofs.prover import Prover, Verdict
 
 
-def check(request: ProofsCheckRequest) -> ProofsCheckResponse:
+def check(request: ProofsCheckRequest, deadline: float | None = None) -> ProofsCheckResponse:
     """Answer every requested goal, in order, for the request's expression and bindings.
 
     `request.bits` is the index width (of bindings without their own `bits`); the expression
     is checked as the IR types it, under the request's `division`. Raises `ProofError` for a
-    factor that is not a power of two.
+    factor that is not a power of two, `BudgetExceeded` past the `time.monotonic()` deadline.
     """
-    prover = Prover(request.bindings, index_bits=request.bits, target=request.target)
+    prover = Prover(request.bindings, index_bits=request.bits, target=request.target, deadline=deadline)
     verdicts = [prover.check(request.expr, goal, request.factor, request.division) for goal in request.goals]
     return ProofsCheckResponse(results=[result_of(verdict) for verdict in verdicts])
 

@@ -120,7 +120,7 @@ def _every_goal() -> list[Goal]:
 
 class ProofsCheckRequest(ContractModel):
     expr: Expression
-    bindings: list[Binding] = Field(default_factory=list, max_length=4096)
+    bindings: list[Binding] = Field(default_factory=list, max_length=16384)
     bits: BitWidth = 64
     factor: Annotated[int, Field(ge=1, le=2**62)] = 16
     goals: list[Goal] = Field(default_factory=_every_goal, min_length=1)

@@ -18,6 +18,7 @@ from typing import Literal, TypeAlias
 
 import z3
 
+from planner import budget
 from planner.proofs import concrete, errors
 from planner.proofs.abstract import AbstractProver
 from planner.proofs.dtype import DivisionSemantics, Reading, goal_dtype, readings
@@ -31,6 +32,7 @@ GoalName: TypeAlias = Literal["multiple_of", "non_negative", "at_most"]
 Status: TypeAlias = Literal["proven", "refuted", "unknown"]
 GOALS: tuple[GoalName, ...] = ("multiple_of", "non_negative")
 DEFAULT_RLIMIT = 5_000_000  # deterministic Z3 resource units, roughly a second of solving
+_PACKED_BITS = 4096  # bits per model evaluation: about 1,200 decimal digits, under the int/str limit
 
 VACUOUS = "no assignment satisfies the bindings (an empty loop or contradictory ranges): holds vacuously"
 DIVIDES_BY_ZERO = "the expression divides by zero under this assignment"
@@ -69,10 +71,17 @@ class Prover:
         target: str | None = None,
         rlimit: int = DEFAULT_RLIMIT,
         abstract: bool = True,
+        deadline: float | None = None,
     ) -> None:
-        """`abstract=False` sends every obligation to Z3 (to measure or test the solver path alone)."""
+        """`abstract=False` sends every obligation to Z3 (to measure or test the solver path alone).
+
+        `deadline` (`time.monotonic()`): each Z3 check gets the time left as its own timeout;
+        a check that runs out of its resource limit is `unknown`, one that runs out of time
+        raises `BudgetExceeded` (the time it had was all the message had left).
+        """
         self.scope = make_scope(bindings, index_bits, target)
         self.rlimit = rlimit
+        self.deadline = deadline
         self._abstract = abstract
         self._domains: dict[DivisionSemantics, AbstractProver] = {}
         self._z3: tuple[Encoder, z3.Solver] | None = None
@@ -186,7 +195,7 @@ class Prover:
         self._solver.push()
         try:
             self._solver.add(self._encoder.division_is(division), broken)
-            outcome = self._solver.check()
+            outcome = self._timed_check()
             if outcome == z3.sat:
                 model = self._solver.model()
                 env = self._assignment(model, names)
@@ -226,18 +235,46 @@ class Prover:
         return Verdict(goal, "unknown", reason=UNCONFIRMED)
 
     def _assignment(self, model: z3.ModelRef, names: tuple[str, ...]) -> dict[str, int]:
-        """Every name's signed value, read with one model evaluation of all variables side by side."""
-        variables = [self._encoder.variable(name) for name in names]
-        if not variables:
+        """Every name's value, read with few model evaluations of variables side by side.
+
+        Each evaluation packs at most about `_PACKED_BITS` bits, so the integer it returns stays
+        under Python's limit on int/str conversion however many names there are.
+        """
+        values: dict[str, int] = {}
+        group: list[tuple[str, z3.BitVecRef]] = []
+        for name in names:
+            group.append((name, self._encoder.variable(name)))
+            if sum(variable.size() for _, variable in group) >= _PACKED_BITS:
+                values.update(self._read_side_by_side(model, group))
+                group = []
+        values.update(self._read_side_by_side(model, group))
+        return dict(sorted(values.items()))
+
+    def _read_side_by_side(self, model: z3.ModelRef, group: list[tuple[str, z3.BitVecRef]]) -> dict[str, int]:
+        """The values of `group`'s variables, from one evaluation of their concatenation."""
+        if not group:
             return {}
+        variables = [variable for _, variable in group]
         side_by_side = z3.Concat(*variables) if len(variables) > 1 else variables[0]
         packed: int = model.eval(side_by_side, model_completion=True).as_long()
         values: dict[str, int] = {}
-        for name, variable in reversed(list(zip(names, variables, strict=True))):
+        for name, variable in reversed(group):
             width = variable.size()
             values[name] = concrete.represent(packed & ((1 << width) - 1), self.scope.dtype(name))
             packed >>= width
-        return dict(sorted(values.items()))
+        return values
+
+    def _timed_check(self, *assumptions: z3.BoolRef) -> z3.CheckSatResult:
+        """One solver check within the time left; past the deadline it raises `BudgetExceeded`."""
+        left = budget.remaining_ms(self.deadline)
+        if left is not None:
+            self._solver.set("timeout", left)  # this solver's own parameter, never Z3's global one
+        outcome = self._solver.check(*assumptions)
+        if outcome == z3.unknown and left is not None:
+            if self._solver.reason_unknown() == "timeout":
+                raise budget.BudgetExceeded  # the check had all the time left: the deadline is reached
+            budget.check_deadline(self.deadline)
+        return outcome
 
     def _unknown_reason(self) -> str:
         reason = self._solver.reason_unknown()
@@ -247,7 +284,7 @@ class Prover:
 
     def _bindings_are_vacuous(self, division: DivisionSemantics) -> bool:
         if division not in self._vacuous:
-            self._vacuous[division] = self._solver.check(self._encoder.division_is(division)) == z3.unsat
+            self._vacuous[division] = self._timed_check(self._encoder.division_is(division)) == z3.unsat
         return self._vacuous[division]
 
 

@@ -75,6 +75,7 @@ class Scope:
     index_bits: int
     dtypes: Mapping[str, Dtype]
     _types: dict[Expr, Dtype] = field(default_factory=dict, compare=False, repr=False)
+    _by_name: dict[str, Declaration] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def index(self) -> Dtype:
@@ -94,7 +95,10 @@ class Scope:
         return self._types[expr]
 
     def declaration(self, name: str) -> Declaration | None:
-        return next((decl for decl in self.declarations if decl.name == name), None)
+        """The binding of `name` (indexed on first use: long binding lists stay linear)."""
+        if not self._by_name:
+            self._by_name.update((decl.name, decl) for decl in self.declarations)
+        return self._by_name.get(name)
 
     def free_names(self, expr: Expr) -> tuple[str, ...]:
         """Every name an assignment must give a value to (bound, or read unbound), sorted."""
@@ -182,7 +186,7 @@ def _declare(
             raise errors.ProofError(
                 errors.BAD_LOOP, f"induction {binding.name!r} names loop {binding.loop!r}, which is not bound"
             )
-    ahead = sorted(name for name in read if name in bound - earlier)
+    ahead = sorted(name for name in read if name in bound and name not in earlier)
     if ahead:
         raise errors.ProofError(
             errors.FORWARD_REFERENCE,

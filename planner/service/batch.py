@@ -2,27 +2,29 @@
 
 Each file is planned alone (its adapter by extension/content, a JSON file through its
 method), in a process pool by default or on dask.distributed when asked. A file that
-cannot be read or parsed is a typed error on its own line; the batch goes on.
+cannot be read or parsed is a typed error on its own line; the batch goes on. Progress is
+drawn with tqdm only when stderr is a terminal, so captured logs stay clean.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, field
+from functools import partial
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
 from planner.adapters import detect_adapter, plan_with
+from planner.budget import deadline_after
 from planner.service import optional
-from planner.service.errors import to_request_error
-from planner.service.explain import Subject, diagnostic_lines
+from planner.service.codes import to_request_error
+from planner.service.explain_conflict import Subject, diagnostic_lines
 from planner.service.limits import Limits, dump_json
 from planner.service.methods import find_method, invoke
-from planner.service.requests import read_input, read_request
+from planner.service.requests import read_input, read_request, read_text
 
 INPUT_SUFFIXES = frozenset({".py", ".mlir", ".json"})
-_BAR_WIDTH = 30
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,69 +51,63 @@ def collect_inputs(paths: Iterable[Path]) -> list[str]:
 
 def _plan_json(path: str, data: bytes, limits: Limits) -> FileResult:
     request = read_request(data, limits)
-    response = invoke(request.method, request.params, limits.time_budget)
+    response = invoke(request.method, request.params, deadline_after(limits.time_budget))
     if find_method(request.method).succeeded(response):
         return FileResult(path, 0, request.method)
     subject = Subject(request.method, request.params.get("function"), request.params, response)
     return FileResult(path, 1, request.method, diagnostic_lines(path, subject))
 
 
-def _plan_ir(path: str, data: bytes) -> FileResult:
-    text = data.decode("utf-8")
+def _plan_ir(path: str, text: str) -> FileResult:
     adapter = detect_adapter(path, text)
     outcome = plan_with(adapter, text, filename=path, options={})
     return FileResult(path, 0 if outcome.ok else 1, adapter, list(outcome.diagnostics))
 
 
-def plan_file(path: str) -> FileResult:
+def plan_file(path: str, limits: Limits) -> FileResult:
     """Plan one file; never raises (module level, so worker processes can run it)."""
     try:
-        data = read_input(path)
-        return _plan_json(path, data, Limits()) if path.endswith(".json") else _plan_ir(path, data)
+        if path.endswith(".json"):
+            return _plan_json(path, read_input(path, limits.max_bytes), limits)
+        return _plan_ir(path, read_text(path, limits.max_bytes))
     except Exception as exc:
         return FileResult(path, 2, error=to_request_error(exc).to_json())
 
 
-def _pool(paths: list[str], workers: int) -> Iterator[FileResult]:
+def _pool(paths: list[str], workers: int, limits: Limits) -> Iterator[FileResult]:
+    plan = partial(plan_file, limits=limits)
     if workers <= 1:
-        yield from map(plan_file, paths)
+        yield from map(plan, paths)
         return
     with ProcessPoolExecutor(max_workers=workers) as pool:
-        for future in as_completed([pool.submit(plan_file, path) for path in paths]):
+        for future in as_completed([pool.submit(plan, path) for path in paths]):
             yield future.result()
 
 
-def _dask(paths: list[str], workers: int, address: str) -> Iterator[FileResult]:
+def _dask(paths: list[str], workers: int, address: str, limits: Limits) -> Iterator[FileResult]:
     distributed = optional.dask_distributed()
     cluster = (
         distributed.LocalCluster(n_workers=max(workers, 1), processes=True) if address == "local" else None
     )
     with distributed.Client(cluster if cluster is not None else address) as client:
-        yield from (future.result() for future in distributed.as_completed(client.map(plan_file, paths)))
+        futures = client.map(plan_file, paths, limits=limits)
+        yield from (future.result() for future in distributed.as_completed(futures))
     if cluster is not None:
         cluster.close()
 
 
-def _progress_bar(stream: TextIO, total: int) -> Callable[[int], None]:
-    def show(done: int) -> None:
-        filled = _BAR_WIDTH * done // max(total, 1)
-        stream.write(f"\r[{'#' * filled}{'.' * (_BAR_WIDTH - filled)}] {done}/{total}")
-        if done == total:
-            stream.write("\n")
-        stream.flush()
+def run(
+    paths: list[str], *, workers: int, dask: str | None, limits: Limits, progress: bool
+) -> list[FileResult]:
+    """Plan every path; results sorted by input path whatever order they finished in.
 
-    return show
+    `progress` draws a tqdm bar on stderr (the caller asks only when stderr is a terminal).
+    """
+    from tqdm import tqdm
 
-
-def run(paths: list[str], *, workers: int, dask: str | None, progress: TextIO) -> list[FileResult]:
-    """Plan every path; results sorted by input path whatever order they finished in."""
-    show = _progress_bar(progress, len(paths))
-    results = _dask(paths, workers, dask) if dask is not None else _pool(paths, workers)
-    finished = []
-    for result in results:
-        finished.append(result)
-        show(len(finished))
-    return sorted(finished, key=lambda result: result.input)
+    results = _dask(paths, workers, dask, limits) if dask is not None else _pool(paths, workers, limits)
+    shown = tqdm(results, total=len(paths), unit="file", disable=not progress)
+    return sorted(shown, key=lambda result: result.input)
 
 
 def result_line(result: FileResult) -> str:

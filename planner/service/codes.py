@@ -1,10 +1,19 @@
-"""The `request.*` codes the service, the CLI and the client raise, and their JSON-RPC 2.0 error numbers.
+"""The `request.*` codes the service, the CLI and the client raise, their JSON-RPC 2.0 error
+numbers, and the one place an exception becomes a typed `request.*` error.
 
 Validation codes (`request.unknown_field`, `request.missing_field`, ...) are defined in
 `planner.contract`; this table only gives them their JSON-RPC number (invalid params).
 """
 
 from __future__ import annotations
+
+import os
+import sys
+import traceback
+
+from planner.adapters.outcome import AdapterInputError
+from planner.budget import BudgetExceeded
+from planner.contract import RequestError
 
 PARSE_ERROR = "request.parse_error"
 INVALID_ENVELOPE = "request.invalid_envelope"
@@ -22,6 +31,10 @@ MISSING_EXTRA = "request.missing_extra"
 NOT_EXPLAINABLE = "request.not_explainable"
 INTERNAL = "request.internal"
 NOT_LOOPBACK = "request.not_loopback"
+OUTPUT_IS_INPUT = "request.output_is_input"
+UNWRITABLE = "request.unwritable"
+BAD_HTTP = "request.bad_http"
+BUSY = "request.busy"
 
 # Raised by the client only (planner.service.client); the service never sends them.
 SERVICE_GONE = "request.service_gone"
@@ -41,6 +54,7 @@ JSONRPC_NUMBER: dict[str, int] = {
     TIMEOUT: -32003,
     BAD_INPUT: -32004,
     UNAVAILABLE: -32005,
+    BUSY: -32006,
 }
 INVALID_PARAMS_NUMBER = -32602  # every other request.* code: the params did not validate
 
@@ -48,3 +62,57 @@ INVALID_PARAMS_NUMBER = -32602  # every other request.* code: the params did not
 def jsonrpc_number(code: str) -> int:
     """The JSON-RPC `error.code` for a typed request code."""
     return JSONRPC_NUMBER.get(code, INVALID_PARAMS_NUMBER)
+
+
+ECHO_LIMIT = 200  # characters of a client's input an error message may quote
+DEBUG_ENV = "PLANNER_DEBUG"  # set by `planner --debug`; worker processes inherit it
+
+
+def excerpt(text: str) -> str:
+    """Input quoted in an error, cut to `ECHO_LIMIT` characters (a hostile name may be megabytes)."""
+    return text if len(text) <= ECHO_LIMIT else f"{text[:ECHO_LIMIT]}... ({len(text)} characters)"
+
+
+def _describe(exc: BaseException) -> str:
+    """The exception's text, or just its type when even `str()` fails (a faulty core)."""
+    try:
+        return excerpt(f"{type(exc).__name__}: {exc}")
+    except Exception:
+        return type(exc).__name__
+
+
+def internal_fault(exc: BaseException) -> RequestError:
+    """Log a fault in our own code as one typed line on stderr (a traceback only with --debug)."""
+    error = RequestError(INTERNAL, f"internal error ({_describe(exc)}); please report it with the request")
+    try:
+        sys.stderr.write(f"planner: internal error [{INTERNAL}] {_describe(exc)}\n")
+        if os.environ.get(DEBUG_ENV):
+            traceback.print_exception(exc, file=sys.stderr)
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass  # stderr is gone: the typed answer still goes out
+    return error
+
+
+def to_request_error(exc: Exception) -> RequestError:
+    """Map any failure while answering a request to a typed error; unknown ones are internal faults."""
+    if isinstance(exc, RequestError):
+        return exc
+    if isinstance(exc, AdapterInputError):
+        where = {"line": exc.line, "column": exc.column} if exc.line is not None else {}
+        return RequestError(BAD_INPUT, f"[{exc.code}] {excerpt(exc.message)}", {"code": exc.code, **where})
+    if isinstance(exc, BudgetExceeded):
+        return timed_out()
+    if isinstance(exc, ModuleNotFoundError):
+        return RequestError(UNAVAILABLE, f"a planning component is not installed: {exc}")
+    if isinstance(exc, MemoryError):
+        return RequestError(TOO_LARGE, "the request needs more memory than the service has; split it")
+    return internal_fault(exc)
+
+
+def timed_out() -> RequestError:
+    return RequestError(
+        TIMEOUT,
+        "the request ran past its time budget; nothing was proven or planned "
+        "(raise --timeout or split the request)",
+    )

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from planner.budget import deadline_after
 from planner.contract import RequestError
 from planner.service import codes, optional
 from planner.service.limits import Limits
@@ -60,7 +61,7 @@ def fractal_grid(spec: str) -> FractalGrid:
     """Plan `spec` as one NZ tensor; a refusal is reported with its `nz.*` code and fix."""
     shape, dtype = _parse_spec(spec)
     params = {"tensors": [{"name": "t", "shape": shape, "dtype": dtype, "layout": "NZ"}]}
-    response = invoke("layout.plan", params, Limits().time_budget)
+    response = invoke("layout.plan", params, deadline_after(Limits().time_budget))
     if not response["ok"]:
         first = response["diagnostics"][0]
         raise RequestError(codes.BAD_INPUT, f"[{first['code']}] {first['message']}", {"code": first["code"]})

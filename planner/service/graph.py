@@ -15,7 +15,7 @@ import networkx as nx
 
 from planner.contract import RequestError
 from planner.service import codes, optional
-from planner.service.explain import Explained, Subject
+from planner.service.explain_conflict import Explained, Subject
 from planner.service.methods import JsonObject
 
 _HIGHLIGHT = {"color": "red", "penwidth": "2.5", "fontcolor": "red"}

@@ -3,17 +3,25 @@
 One message in (bytes), at most one message out: a response, a batch of responses, or
 nothing for notifications. Every failure is an error object whose `data.code` is a typed
 `request.*` code; nothing here raises for bad input.
+
+The whole message, parsing included, runs within one deadline. Each request is answered by
+a `Runner` (in this process, or a worker process that enforces the deadline); a batch
+member not started by the deadline is answered `request.timeout`, while members already
+answered keep their answers.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeAlias
 
+from planner.budget import deadline_after, expired
 from planner.contract import RequestError
 from planner.service import codes
-from planner.service.errors import to_request_error
 from planner.service.limits import Limits, dump_json, parse_json
-from planner.service.methods import answer
+from planner.service.methods import JsonObject, answer
+
+Runner: TypeAlias = Callable[[object, object, float | None], JsonObject | RequestError]
 
 _NO_ID = object()  # a notification: the member "id" is absent
 
@@ -59,14 +67,17 @@ def _envelope_error(message: Any) -> RequestError | None:
     return None
 
 
-def _handle_one(message: Any, limits: Limits) -> dict[str, Any] | None:
+def _handle_one(message: Any, run: Runner, deadline: float | None) -> dict[str, Any] | None:
     """Answer one request object; None for a notification."""
     problem = _envelope_error(message)
     if problem is not None:
         request_id = message.get("id") if isinstance(message, dict) and _valid_id(message.get("id")) else None
         return _response(request_id, error=problem)
     request_id = message.get("id", _NO_ID)
-    outcome = answer(message["method"], message.get("params", {}), limits.time_budget)
+    if expired(deadline):
+        outcome: JsonObject | RequestError = codes.timed_out()
+    else:
+        outcome = run(message["method"], message.get("params", {}), deadline)
     if request_id is _NO_ID:
         return None
     if isinstance(outcome, RequestError):
@@ -74,7 +85,9 @@ def _handle_one(message: Any, limits: Limits) -> dict[str, Any] | None:
     return _response(request_id, result=outcome)
 
 
-def _handle_batch(messages: list[Any], limits: Limits) -> list[dict[str, Any]] | dict[str, Any] | None:
+def _handle_batch(
+    messages: list[Any], limits: Limits, run: Runner, deadline: float | None
+) -> list[dict[str, Any]] | dict[str, Any] | None:
     if not messages:
         return _response(
             None, error=RequestError(codes.EMPTY_BATCH, "a batch must hold at least one request")
@@ -82,26 +95,34 @@ def _handle_batch(messages: list[Any], limits: Limits) -> list[dict[str, Any]] |
     if len(messages) > limits.max_batch:
         message = f"a batch holds {len(messages)} requests, above the {limits.max_batch} limit"
         return _response(None, error=RequestError(codes.BATCH_TOO_LARGE, message))
-    replies = [reply for reply in (_handle_one(m, limits) for m in messages) if reply is not None]
+    replies = [reply for reply in (_handle_one(m, run, deadline) for m in messages) if reply is not None]
     return replies or None
 
 
-def _reply_text(data: bytes, limits: Limits) -> str | None:
+def _reply_text(data: bytes, limits: Limits, run: Runner, deadline: float | None) -> str | None:
     try:
         message = parse_json(data, limits)
     except RequestError as error:
         return error_reply(error)
-    reply = _handle_batch(message, limits) if isinstance(message, list) else _handle_one(message, limits)
+    if isinstance(message, list):
+        reply = _handle_batch(message, limits, run, deadline)
+    else:
+        reply = _handle_one(message, run, deadline)
     return None if reply is None else dump_json(reply)
 
 
-def handle_message(data: bytes, limits: Limits) -> str | None:
+def handle_message(
+    data: bytes, limits: Limits, *, run: Runner = answer, deadline: float | None = None
+) -> str | None:
     """Answer one framed message (a request or a batch); None when nothing is to be sent.
 
-    A fault past the handlers (e.g. a result or error detail that is not JSON) is answered
-    as `request.internal` with `"id": null`, so the service always keeps serving.
+    `deadline` (`time.monotonic()`) defaults to the limits' budget from now. A fault past
+    the handlers (e.g. a result or error detail that is not JSON) is answered as
+    `request.internal` with `"id": null`, so the service always keeps serving.
     """
+    if deadline is None:
+        deadline = deadline_after(limits.time_budget)
     try:
-        return _reply_text(data, limits)
+        return _reply_text(data, limits, run, deadline)
     except Exception as exc:
-        return error_reply(to_request_error(exc))
+        return error_reply(codes.to_request_error(exc))

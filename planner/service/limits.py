@@ -1,12 +1,15 @@
 """Request limits and the bounded JSON reader every entry point shares.
 
-Depth is measured on the raw text before `json.loads` runs, so a deeply nested message
-never reaches a recursive parser or validator.
+Reading is linear in the message's length whatever it holds: the standard library's C
+parser reads it (its own recursion guard stops a nesting deeper than the interpreter's
+recursion limit), then one vectorised pass over the text outside strings measures the
+nesting against `max_depth`, before anything recursive (validation) sees the value.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import re
 from dataclasses import dataclass
 from typing import Any, NoReturn
@@ -14,13 +17,14 @@ from typing import Any, NoReturn
 from planner.contract import RequestError
 from planner.service import codes
 
+# One JSON string, escapes included. Only ever run on text the parser accepted, where every
+# string is closed, so each match ends at its closing quote and the scan stays linear.
 _JSON_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
-_BRACKET = re.compile(r"[\[\]{}]")
 
 
 @dataclass(frozen=True, slots=True)
 class Limits:
-    """What one request may cost: bytes, JSON nesting, batch entries, wall-clock seconds."""
+    """What one message may cost: bytes, JSON nesting, batch entries, wall-clock seconds."""
 
     max_bytes: int = 4 * 1024 * 1024
     max_depth: int = 64
@@ -28,18 +32,26 @@ class Limits:
     time_budget: float | None = 10.0
 
 
-def check_depth(text: str, max_depth: int) -> None:
-    """Refuse text whose arrays/objects nest deeper than `max_depth` (strings ignored)."""
-    if text.count("[") + text.count("{") <= max_depth:
-        return
-    depth = 0
-    for bracket in _BRACKET.findall(_JSON_STRING.sub('""', text)):
-        depth += 1 if bracket in "[{" else -1
-        if depth > max_depth:
-            raise RequestError(
-                codes.TOO_DEEP,
-                f"JSON nests deeper than {max_depth} levels; flatten the request or raise --max-depth",
-            )
+def too_deep(max_depth: int) -> RequestError:
+    return RequestError(
+        codes.TOO_DEEP, f"JSON nests deeper than {max_depth} levels; flatten the request or raise --max-depth"
+    )
+
+
+def nesting_depth(valid_json: str) -> int:
+    """How deep the arrays and objects of a valid JSON text nest (brackets inside strings ignored)."""
+    import numpy
+
+    structure = _JSON_STRING.sub("", valid_json).encode("ascii")  # outside strings, JSON is ASCII
+    brackets = numpy.frombuffer(structure, dtype=numpy.uint8)
+    steps = numpy.isin(brackets, (0x5B, 0x7B)).astype(numpy.int32) - numpy.isin(brackets, (0x5D, 0x7D))
+    return int(steps.cumsum().max(initial=0))
+
+
+def check_depth(valid_json: str, max_depth: int) -> None:
+    """Refuse a valid JSON text whose arrays/objects nest deeper than `max_depth`."""
+    if valid_json.count("[") + valid_json.count("{") > max_depth and nesting_depth(valid_json) > max_depth:
+        raise too_deep(max_depth)
 
 
 def too_large(max_bytes: int) -> RequestError:
@@ -53,6 +65,14 @@ def _reject_constant(name: str) -> NoReturn:
     raise ValueError(f"{name} is not JSON")
 
 
+def _finite_float(text: str) -> float:
+    """A JSON number read as a float; one beyond the float range (e.g. 1e400) is refused."""
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"the number {codes.excerpt(text)} is out of range")
+    return value
+
+
 def parse_json(data: bytes, limits: Limits) -> Any:
     """Decode one JSON document within the size and depth limits, or raise a typed error."""
     if len(data) > limits.max_bytes:
@@ -63,11 +83,16 @@ def parse_json(data: bytes, limits: Limits) -> Any:
         raise RequestError(
             codes.PARSE_ERROR, f"request is not UTF-8: {exc.reason} at byte {exc.start}"
         ) from None
-    check_depth(text, limits.max_depth)
     try:
-        return json.loads(text, parse_constant=_reject_constant)
-    except (ValueError, RecursionError) as exc:
-        raise RequestError(codes.PARSE_ERROR, f"request is not valid JSON: {exc}") from None
+        value = json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float)
+    except RecursionError:
+        raise too_deep(limits.max_depth) from None
+    except ValueError as exc:
+        raise RequestError(
+            codes.PARSE_ERROR, f"request is not valid JSON: {codes.excerpt(str(exc))}"
+        ) from None
+    check_depth(text, limits.max_depth)
+    return value
 
 
 def dump_json(value: Any) -> str:

@@ -1,4 +1,5 @@
-"""The method registry: name -> (request model, handler, response model), and the one dispatcher.
+"""The method registry: name -> (request model, handler, response model), the handlers the
+service owns (the two adapter methods and `planner.version`), and the one dispatcher.
 
 Every entry names its parts by import path, so listing the methods costs nothing and a core
 that is not installed yields a typed `request.unavailable` instead of an import failure.
@@ -15,10 +16,12 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from planner import PROTOCOL_VERSION, __version__
+from planner.adapters import AdapterName, plan_with
+from planner.budget import check_deadline
 from planner.contract import RequestError, request_error_from_validation
 from planner.service import codes
-from planner.service.budget import time_budget
-from planner.service.errors import to_request_error
+from planner.service.protocol import AdapterPlanRequest, AdapterPlanResponse, VersionRequest, VersionResponse
 
 JsonObject = dict[str, Any]
 
@@ -74,14 +77,14 @@ METHODS: dict[str, Method] = {
         Method(
             "pypto.plan",
             f"{_SERVICE}:AdapterPlanRequest",
-            "planner.service.handlers:plan_pypto",
+            "planner.service.methods:plan_pypto",
             f"{_SERVICE}:AdapterPlanResponse",
             _is_ok,
         ),
         Method(
             "ttlang.plan",
             f"{_SERVICE}:AdapterPlanRequest",
-            "planner.service.handlers:plan_ttlang",
+            "planner.service.methods:plan_ttlang",
             f"{_SERVICE}:AdapterPlanResponse",
             _is_ok,
         ),
@@ -95,7 +98,7 @@ METHODS: dict[str, Method] = {
         Method(
             "planner.version",
             f"{_SERVICE}:VersionRequest",
-            "planner.service.handlers:version",
+            "planner.service.methods:version",
             f"{_SERVICE}:VersionResponse",
             _always,
         ),
@@ -123,7 +126,8 @@ def _takes_deadline(handler: Callable[..., Any]) -> bool:
 def find_method(name: object) -> Method:
     if not isinstance(name, str) or name not in METHODS:
         known = ", ".join(sorted(METHODS))
-        raise RequestError(codes.UNKNOWN_METHOD, f"unknown method {name!r}; expected one of {known}")
+        shown = codes.excerpt(repr(name))
+        raise RequestError(codes.UNKNOWN_METHOD, f"unknown method {shown}; expected one of {known}")
     return METHODS[name]
 
 
@@ -136,23 +140,49 @@ def _validate(model: type[BaseModel], params: object) -> BaseModel:
         raise request_error_from_validation(exc) from None
 
 
-def invoke(name: object, params: object, budget: float | None) -> JsonObject:
-    """Answer one request: validate, run the handler within the budget, dump the response."""
+def invoke(name: object, params: object, deadline: float | None) -> JsonObject:
+    """Answer one request: validate, run the handler, dump the response, all by `deadline`.
+
+    `deadline` is a `time.monotonic()` instant (None: unlimited); past it, `BudgetExceeded`.
+    """
     method = find_method(name)
     request = _validate(load(method.request), params)
     handler = load(method.handler)
     response_model = load(method.response)
-    with time_budget(budget) as deadline:
-        response = handler(request, deadline=deadline) if _takes_deadline(handler) else handler(request)
+    check_deadline(deadline)
+    response = handler(request, deadline=deadline) if _takes_deadline(handler) else handler(request)
     if not isinstance(response, response_model):
         raise TypeError(f"{method.handler} returned {type(response).__name__}, not {response_model.__name__}")
     dumped: JsonObject = response.model_dump(mode="json")
+    check_deadline(deadline)
     return dumped
 
 
-def answer(name: object, params: object, budget: float | None) -> JsonObject | RequestError:
+def answer(name: object, params: object, deadline: float | None) -> JsonObject | RequestError:
     """`invoke`, with every failure turned into a typed error (never raises for bad input)."""
     try:
-        return invoke(name, params, budget)
+        return invoke(name, params, deadline)
     except Exception as exc:
-        return to_request_error(exc)
+        return codes.to_request_error(exc)
+
+
+def _plan(adapter: AdapterName, request: AdapterPlanRequest) -> AdapterPlanResponse:
+    outcome = plan_with(adapter, request.text, filename=request.filename, options=dict(request.options))
+    return AdapterPlanResponse(
+        ok=outcome.ok, text=outcome.text, diagnostics=outcome.diagnostics, report=outcome.report
+    )
+
+
+def plan_pypto(request: AdapterPlanRequest) -> AdapterPlanResponse:
+    """`pypto.plan`: plan a PyPTO printed program."""
+    return _plan("pypto", request)
+
+
+def plan_ttlang(request: AdapterPlanRequest) -> AdapterPlanResponse:
+    """`ttlang.plan`: plan a TT-Lang MLIR module."""
+    return _plan("ttlang", request)
+
+
+def version(request: VersionRequest) -> VersionResponse:
+    """`planner.version`: the package and protocol versions and every method served."""
+    return VersionResponse(version=__version__, protocol=PROTOCOL_VERSION, methods=sorted(METHODS))

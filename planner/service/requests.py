@@ -8,12 +8,11 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from planner.contract import RequestError
 from planner.service import codes
-from planner.service.limits import Limits, parse_json
+from planner.service.limits import Limits, parse_json, too_large
 
 _METHOD_BY_FIELD: tuple[tuple[str, str], ...] = (
     ("dfbs", "kernelcfg.resolve"),
@@ -34,12 +33,31 @@ class FileRequest:
     params: dict[str, Any]
 
 
-def read_input(path: str) -> bytes:
-    """A file's bytes (`-`: stdin); an unreadable file is a typed error."""
+def read_input(path: str, max_bytes: int) -> bytes:
+    """A file's bytes (`-`: stdin), at most `max_bytes`; an unreadable or larger file is a typed error.
+
+    Only `max_bytes + 1` bytes are ever read, so an endless input (`/dev/zero`) is refused quickly.
+    """
     try:
-        return sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
+        if path == "-":
+            data = sys.stdin.buffer.read(max_bytes + 1)
+        else:
+            with open(path, "rb") as stream:
+                data = stream.read(max_bytes + 1)
     except OSError as exc:
         raise RequestError(codes.UNREADABLE, f"cannot read {path}: {exc.strerror or exc}") from None
+    if len(data) > max_bytes:
+        raise too_large(max_bytes)
+    return data
+
+
+def read_text(path: str, max_bytes: int) -> str:
+    """`read_input` decoded as UTF-8; other bytes are a typed error naming the first bad byte."""
+    data = read_input(path, max_bytes)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise RequestError(codes.UNREADABLE, f"{path} is not UTF-8 text (byte {exc.start})") from None
 
 
 def _bare_method(params: dict[str, Any]) -> str:

@@ -1,7 +1,8 @@
 """`planner serve`: JSON-RPC 2.0, one message per line on stdin, one reply per line on stdout.
 
 A line longer than the byte limit is skipped without being held in memory, and answered
-with `request.too_large`; the service keeps serving.
+with `request.too_large`; the service keeps serving. Each message's deadline starts when
+its line has been read.
 """
 
 from __future__ import annotations
@@ -9,8 +10,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import BinaryIO
 
-from planner.service.jsonrpc import error_reply, handle_message
+from planner.service.jsonrpc import Runner, error_reply, handle_message
 from planner.service.limits import Limits, too_large
+from planner.service.methods import answer
 
 _DRAIN_CHUNK = 1 << 16
 
@@ -40,10 +42,14 @@ def read_messages(stream: BinaryIO, max_bytes: int) -> Iterator[bytes | None]:
             yield body
 
 
-def serve_stdio(stdin: BinaryIO, stdout: BinaryIO, limits: Limits) -> None:
-    """Serve until stdin closes."""
+def serve_stdio(stdin: BinaryIO, stdout: BinaryIO, limits: Limits, run: Runner = answer) -> None:
+    """Serve until stdin closes; `run` answers each request (the CLI passes a worker pool's)."""
     for body in read_messages(stdin, limits.max_bytes):
-        reply = error_reply(too_large(limits.max_bytes)) if body is None else handle_message(body, limits)
+        reply = (
+            error_reply(too_large(limits.max_bytes))
+            if body is None
+            else handle_message(body, limits, run=run)
+        )
         if reply is not None:
             stdout.write(reply.encode("ascii") + b"\n")
             stdout.flush()

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from planner.adapters import detect_adapter, plan_with
+from planner.budget import deadline_after
 from planner.contract import RequestError
 from planner.service import codes
 from planner.service.limits import Limits
@@ -75,7 +76,7 @@ def _from_ir(source: str, text: str) -> Explained:
 
 def _from_json(source: str, text: str, limits: Limits) -> Explained:
     request = read_request(text.encode("utf-8"), limits)
-    response = invoke(request.method, request.params, limits.time_budget)
+    response = invoke(request.method, request.params, deadline_after(limits.time_budget))
     return Explained(
         source, (Subject(request.method, request.params.get("function"), request.params, response),)
     )
