@@ -301,7 +301,7 @@ def _cmd_suggest(args: argparse.Namespace) -> int:
     from planner.adapters import AdapterInputError, detect_adapter
     from planner.service import suggest
 
-    text = _read_text(args.file)
+    text = _read_text(args)
     filename = "<stdin>" if args.file == "-" else args.file
     if args.apply and args.file == "-" and not args.output:
         raise _bad_params("--apply on stdin needs -o OUT")
@@ -320,7 +320,7 @@ def _cmd_suggest(args: argparse.Namespace) -> int:
     if args.apply:
         target = Path(args.output or args.file)
         if args.output or found.annotated != text:
-            target.write_text(found.annotated, encoding="utf-8")
+            _write(str(target), found.annotated, "--output")
         eligible = [t for t in found.response.tensors if t.eligible]
         named = ", ".join(n for t in eligible for n in [f"{t.name} in {t.function}", *t.also_annotated])
         named = named or "no tensor"
@@ -440,6 +440,7 @@ def _add_commands(sub: Any) -> None:
     suggest.add_argument("--json", action="store_true", help="print the verdicts as JSON")
     suggest.add_argument("--apply", action="store_true", help="write pl.NZ on every eligible weight")
     suggest.add_argument("-o", "--output", metavar="OUT", help="with --apply: write here instead of in place")
+    _add_max_bytes(suggest)
     suggest.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="adapter option")
 
     batch = _subcommand(sub, "batch", _cmd_batch, "plan many files; one JSON line per input")
