@@ -11,10 +11,16 @@ Faults are injected into the cores of every process of the service through a
 
 from __future__ import annotations
 
+import concurrent.futures
+import http.client
 import json
 import os
+import signal
+import socket
+import struct
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -191,3 +197,176 @@ def test_stdio_answers_a_hostile_line_typed_and_keeps_serving(stdio: Stdio, case
     internal = [entry for entry in log.splitlines() if "[request.internal]" in entry]
     assert len(internal) == (1 if expected == codes.INTERNAL else 0), log
     assert all(entry.startswith("planner: internal error [request.internal] ") for entry in internal)
+
+
+class Http:
+    """`planner serve --http` on a free loopback port, the short limits, faults injected."""
+
+    def __init__(self, env: dict[str, str]) -> None:
+        command = [sys.executable, "-m", "planner.cli", "serve", "--http", "127.0.0.1:0", "--workers", "2"]
+        command += ["--timeout", str(TIMEOUT), "--read-timeout", str(READ_TIMEOUT)]
+        self.process = subprocess.Popen(command, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, env=env)
+        assert self.process.stderr is not None
+        announced = self.process.stderr.readline().decode()
+        self.port = int(announced.rsplit(":", 1)[1].strip().rstrip("/"))
+        self.log: list[str] = []
+        self._drain = threading.Thread(target=self._collect, daemon=True)
+        self._drain.start()
+        self.ping_within(time.monotonic() + 30)
+        self.baseline_kb = tree_rss_kb(self.process.pid)
+
+    def _collect(self) -> None:
+        assert self.process.stderr is not None
+        self.log.extend(line.decode() for line in self.process.stderr)
+
+    def connect(self) -> socket.socket:
+        return socket.create_connection(("127.0.0.1", self.port), timeout=30)
+
+    def raw(self, data: bytes) -> tuple[int, Any]:
+        """Send raw bytes on a fresh connection; the status and JSON body of the reply."""
+        with self.connect() as connection:
+            connection.sendall(data)
+            return read_reply(connection)
+
+    def post(self, body: bytes) -> tuple[int, Any]:
+        head = f"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: {len(body)}\r\n\r\n".encode()
+        return self.raw(head + body)
+
+    def ping_within(self, deadline: float) -> None:
+        status, reply = self.post(request_line("planner.version", {}))
+        assert (status, reply["result"]["protocol"]) == (200, "1")
+        assert time.monotonic() <= deadline + PING_SLACK
+
+    def close(self) -> str:
+        assert tree_rss_kb(self.process.pid) - self.baseline_kb <= RSS_GROWTH_LIMIT_KB
+        self.process.send_signal(signal.SIGINT)
+        assert self.process.wait(timeout=30) == 0
+        self._drain.join(timeout=5)
+        return "".join(self.log)
+
+
+def read_reply(connection: socket.socket) -> tuple[int, Any]:
+    response = http.client.HTTPResponse(connection)
+    response.begin()
+    assert response.getheader("Content-Type") == "application/json"
+    return response.status, json.loads(response.read())
+
+
+@pytest.fixture(scope="module")
+def web(faulty_env: dict[str, str]) -> Iterator[Http]:
+    service = Http(faulty_env)
+    yield service
+    if service.process.poll() is None:
+        service.process.kill()
+        service.process.wait()
+
+
+MALFORMED: dict[str, tuple[bytes, int]] = {
+    "Content-Length: ²": (b"POST / HTTP/1.1\r\nContent-Length: \xc2\xb2\r\n\r\n", 400),
+    "two Content-Lengths": (b"POST / HTTP/1.1\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n{}", 400),
+    "no Content-Length": (b"POST / HTTP/1.1\r\nHost: x\r\n\r\n", 411),
+    "chunked": (b"POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", 411),
+    "PUT": (b"PUT / HTTP/1.1\r\nContent-Length: 0\r\n\r\n", 405),
+    "GET": (b"GET / HTTP/1.1\r\n\r\n", 405),
+    "a garbage request line": (b"\x00\x01 nonsense here now\r\n\r\n", 400),
+    "a 70 KB header line": (b"POST / HTTP/1.1\r\nX: " + b"a" * 70_000 + b"\r\n\r\n", 431),
+    "150 headers": (b"POST / HTTP/1.1\r\n" + b"X: y\r\n" * 150 + b"\r\n", 431),
+    "a body above --max-bytes": (b"POST / HTTP/1.1\r\nContent-Length: 4194305\r\n\r\n", 413),
+    "a body shorter than its Content-Length": (b"POST / HTTP/1.1\r\nContent-Length: 100\r\n\r\n{}", 400),
+}
+
+
+@pytest.mark.parametrize("case", sorted(MALFORMED))
+def test_malformed_http_gets_a_4xx_with_a_json_error(web: Http, case: str) -> None:
+    data, expected = MALFORMED[case]
+    started = time.monotonic()
+    if case == "a body shorter than its Content-Length":
+        with web.connect() as connection:  # the client says it is done sending
+            connection.sendall(data)
+            connection.shutdown(socket.SHUT_WR)
+            status, reply = read_reply(connection)
+    else:
+        status, reply = web.raw(data)
+    assert status == expected
+    assert reply["error"]["data"]["code"] in (codes.BAD_HTTP, codes.TOO_LARGE)
+    web.ping_within(started + READ_TIMEOUT)
+
+
+FAILED_CALLS: dict[str, tuple[bytes, str]] = {
+    "not JSON": (b"{", codes.PARSE_ERROR),
+    "an unknown method": (request_line("no.such", {}), codes.UNKNOWN_METHOD),
+    "4 MB of escaped quotes": (b'"' + b'\\"' * (2 * 1024 * 1024 - 1), codes.PARSE_ERROR),
+    "a hung core": (request_line("proofs.check", fault(HANG)), codes.TIMEOUT),
+    "a core fault": (request_line("proofs.check", fault(DIVIDE)), codes.INTERNAL),
+}
+
+
+@pytest.mark.parametrize("case", sorted(FAILED_CALLS))
+def test_a_failed_json_rpc_call_is_200_with_the_error(web: Http, case: str) -> None:
+    body, expected = FAILED_CALLS[case]
+    deadline = time.monotonic() + TIMEOUT
+    status, reply = web.post(body)
+    assert status == 200
+    assert reply["error"]["data"]["code"] == expected
+    web.ping_within(deadline)
+
+
+def _stalls(web: Http, start: bytes, trickle: bytes) -> tuple[int, Any]:
+    """A client that sends `start`, then one byte of `trickle` every 0.3 s; the reply it gets."""
+    with web.connect() as connection:
+        connection.sendall(start)
+        for byte in trickle:
+            time.sleep(0.3)
+            try:
+                connection.sendall(bytes([byte]))
+            except OSError:
+                break
+        return read_reply(connection)
+
+
+@pytest.mark.parametrize(
+    ("start", "trickle"),
+    [
+        (b"POST / HTTP/1.1\r\nContent-Length: 100\r\n\r\n{", b""),
+        (b"POST / HTTP/1.1\r\n", b"Content-Length: 2\r\nX-Slow: " + b"z" * 20),
+        (b"POST / HT", b"TP/1.1" * 10),
+    ],
+    ids=["stalled body", "trickled headers", "trickled request line"],
+)
+def test_a_stalled_client_never_delays_another(web: Http, start: bytes, trickle: bytes) -> None:
+    started = time.monotonic()
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        stalled = pool.submit(_stalls, web, start, trickle)
+        time.sleep(0.2)
+        web.ping_within(started - READ_TIMEOUT + 0.3)  # answered at once, while the other client stalls
+        status, reply = stalled.result(timeout=30)
+    assert (status, reply["error"]["data"]["code"]) == (408, codes.TIMEOUT)
+    assert time.monotonic() - started <= READ_TIMEOUT + PING_SLACK + 0.6
+
+
+def test_a_connection_reset_mid_request_leaves_no_trace(web: Http) -> None:
+    started = time.monotonic()
+    with web.connect() as connection:
+        connection.sendall(b"POST / HTTP/1.1\r\nContent-Length: 50\r\n\r\n{")
+        connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    web.ping_within(started)
+
+
+def test_a_hung_request_does_not_hold_other_connections(web: Http) -> None:
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        hung = pool.submit(web.post, request_line("proofs.check", fault(HANG)))
+        time.sleep(0.2)
+        web.ping_within(time.monotonic() - PING_SLACK + 0.5)
+        status, reply = hung.result(timeout=30)
+    assert (status, reply["error"]["data"]["code"]) == (200, codes.TIMEOUT)
+
+
+def test_zz_http_service_logged_only_typed_lines_and_stayed_small(web: Http) -> None:
+    """Last in the file: the module's server, after every case above."""
+    log = web.close()
+    assert "Traceback" not in log
+    lines = log.splitlines()
+    assert lines and all(line.startswith("planner: internal error [request.internal] ") for line in lines), (
+        log
+    )
+    assert len(lines) == 1  # the core fault among the failed calls
