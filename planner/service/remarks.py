@@ -18,7 +18,7 @@ from planner.contract import RequestError, request_error_from_validation
 from planner.kernelcfg import resolve
 from planner.kernelcfg.protocol import Decision, KernelcfgResolveRequest
 from planner.service import codes
-from planner.service import explain as conflicts
+from planner.service import explain_conflict as conflicts
 from planner.service.limits import Limits
 from planner.service.requests import read_request
 
