@@ -233,7 +233,7 @@ def _cmd_explain(args: argparse.Namespace) -> int:
 def _cmd_explain_plan(args: argparse.Namespace) -> int:
     from planner.service.remarks import explain_source
 
-    explained = explain_source(args.file, _read_text(args.file), _limits(args))
+    explained = explain_source(args.file, _read_text(args), _limits(args))
     sys.stdout.write(explained.text)
     return EXIT_OK if explained.ok else EXIT_REFUSED
 
