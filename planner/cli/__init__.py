@@ -1,0 +1,36 @@
+"""The `planner` command: `main` parses the command line and runs one command.
+
+The grammar is `planner.cli.parser`; what the commands do, `planner.cli.commands` and
+`planner.cli.nz`; what they share (limits, inputs, outputs, exit codes, typed errors),
+`planner.cli.io`. Heavy modules are imported inside each command, so `planner --help`
+starts fast.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from planner.cli.io import EXIT_OK, Command, fail
+from planner.cli.parser import build_parser
+
+__all__ = ["build_parser", "main"]
+
+_DEBUG_ENV = "PLANNER_DEBUG"  # planner.service.codes.DEBUG_ENV, without importing it for --help
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    run: Command | None = getattr(args, "run", None)
+    if run is None:
+        parser.print_help(sys.stdout)
+        return EXIT_OK
+    if args.debug:
+        os.environ[_DEBUG_ENV] = "1"  # worker processes inherit it
+    try:
+        return run(args)
+    except Exception as exc:
+        from planner.service.codes import to_request_error
+
+        return fail(to_request_error(exc), getattr(args, "json", False))

@@ -1,0 +1,156 @@
+"""The planning, protocol and service commands: plan, call, serve, schema, explain-conflict,
+explain and batch. Each returns its exit code (`planner.cli.io`)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from planner.cli.io import (
+    EXIT_OK,
+    EXIT_REFUSED,
+    adapter_options,
+    check_outputs,
+    fail,
+    fail_at,
+    input_name,
+    limits,
+    print_json,
+    read_text,
+    watchdog,
+    write,
+)
+
+
+def cmd_call(args: argparse.Namespace) -> int:
+    from planner.budget import deadline_after
+    from planner.contract import RequestError
+    from planner.service.methods import answer, find_method
+    from planner.service.requests import read_input, read_params
+
+    bounds = limits(args)
+    deadline = deadline_after(bounds.time_budget)
+    with watchdog(args):
+        method = find_method(args.method)
+        params = read_params(read_input(args.file, bounds.max_bytes), bounds, method.name)
+        outcome = answer(method.name, params, deadline)
+    if isinstance(outcome, RequestError):
+        return fail(outcome, args.json)
+    print_json(outcome)
+    return EXIT_OK if method.succeeded(outcome) else EXIT_REFUSED
+
+
+def _silence_stdout() -> None:
+    """Point fd 1 at /dev/null, so the interpreter's final flush of unsent replies cannot fail."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    bounds = limits(args)
+    try:
+        if args.http is not None:
+            from planner.service.http import check_bind, parse_address, serve_http
+
+            address = parse_address(args.http)
+            check_bind(address, args.allow_remote)
+        from planner.service.workers import WorkerPool
+
+        with WorkerPool(args.workers if args.http is not None else 1) as pool:
+            if args.http is not None:
+                serve_http(address, bounds, pool.run, args.read_timeout, sys.stderr)
+            else:
+                from planner.service.stdio import serve_stdio
+
+                serve_stdio(sys.stdin.buffer, sys.stdout.buffer, bounds, pool.run)
+    except KeyboardInterrupt:
+        pass  # the way to stop a server
+    except BrokenPipeError:  # the reader closed our stdout: nobody is left to answer
+        _silence_stdout()
+    return EXIT_OK
+
+
+def cmd_schema(args: argparse.Namespace) -> int:
+    from planner.service import schemas
+
+    files, missing = schemas.generate()
+    for error in missing:
+        sys.stderr.write(f"planner: error: [{error.code}] {error.message}\n")
+    if args.check:
+        problems = schemas.stale(args.dir, files)
+        for problem in problems:
+            sys.stderr.write(f"planner: schema {problem}; run `planner schema` to regenerate\n")
+        return EXIT_REFUSED if problems or missing else EXIT_OK
+    schemas.write(args.dir, files)
+    return EXIT_REFUSED if missing else EXIT_OK
+
+
+def cmd_plan(args: argparse.Namespace) -> int:
+    from planner.adapters import AdapterInputError, detect_adapter, plan_with
+
+    check_outputs(args, [args.file], "--output", "--report")
+    text = read_text(args)
+    filename = input_name(args)
+    try:
+        adapter = args.adapter or detect_adapter(filename, text)
+        outcome = plan_with(adapter, text, filename=filename, options=adapter_options(args.option))
+    except AdapterInputError as exc:
+        return fail_at(filename, exc)
+    for line in outcome.diagnostics:
+        sys.stderr.write(line + "\n")
+    if args.report:
+        from planner.service.limits import pretty_json
+
+        write(args.report, pretty_json(outcome.report), "--report")
+    if not outcome.ok:
+        return EXIT_REFUSED
+    # Source is reported, not rewritten: its notes are the output.
+    planned = outcome.text if outcome.notes is None else "".join(f"{note}\n" for note in outcome.notes)
+    if args.output:
+        write(args.output, planned, "--output")
+    else:
+        sys.stdout.write(planned)
+    return EXIT_OK
+
+
+def cmd_explain(args: argparse.Namespace) -> int:
+    from planner.service import explain_conflict as explain
+
+    check_outputs(args, [args.file], "--graph")
+    with watchdog(args):
+        found = explain.explain_file(args.file, read_text(args), limits(args))
+    if args.graph:
+        from planner.service import graph
+
+        graph.draw(found, Path(args.graph))
+    if args.json:
+        print_json(explain.to_json(found))
+    else:
+        sys.stdout.write(explain.render(found))
+    return EXIT_OK if found.explanation is None else EXIT_REFUSED
+
+
+def cmd_explain_plan(args: argparse.Namespace) -> int:
+    from planner.service.remarks import explain_source
+
+    explained = explain_source(args.file, read_text(args), limits(args))
+    sys.stdout.write(explained.text)
+    return EXIT_OK if explained.ok else EXIT_REFUSED
+
+
+def cmd_batch(args: argparse.Namespace) -> int:
+    from planner.service import batch
+
+    inputs = batch.collect_inputs([Path(p) for p in args.paths])
+    check_outputs(args, inputs, "--output")
+    progress = sys.stderr.isatty() and not args.quiet
+    results = batch.run(inputs, workers=args.workers, dask=args.dask, limits=limits(args), progress=progress)
+    lines = "".join(batch.result_line(result) + "\n" for result in results)
+    if args.output:
+        write(args.output, lines, "--output")
+    else:
+        sys.stdout.write(lines)
+    return max((result.exit for result in results), default=EXIT_OK)

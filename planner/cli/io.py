@@ -1,0 +1,134 @@
+"""What every command shares: limits, reading inputs, checking and writing outputs, typed errors.
+
+Exit codes (docs/design/protocol.md): 0 planned/proven, 1 refused/conflict/refuted, 2 bad
+request or bad input (typed error on stderr; a JSON error object on stdout with `--json`).
+The service modules are imported inside each helper, so `planner --help` starts fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from planner.adapters import AdapterInputError
+    from planner.contract import RequestError
+    from planner.service.limits import Limits
+
+EXIT_OK, EXIT_REFUSED, EXIT_BAD_REQUEST = 0, 1, 2
+_WATCHDOG_GRACE = 0.25  # seconds past the deadline before the watchdog ends a command
+
+Command = Callable[[argparse.Namespace], int]
+
+
+def limits(args: argparse.Namespace) -> Limits:
+    from planner.service.limits import Limits
+
+    defaults = Limits()
+    timeout = getattr(args, "timeout", defaults.time_budget)
+    return Limits(
+        max_bytes=getattr(args, "max_bytes", defaults.max_bytes),
+        max_depth=getattr(args, "max_depth", defaults.max_depth),
+        time_budget=timeout if timeout is not None and timeout > 0 else None,
+    )
+
+
+def read_text(args: argparse.Namespace) -> str:
+    from planner.service import requests
+
+    return requests.read_text(args.file, limits(args).max_bytes)
+
+
+def input_name(args: argparse.Namespace) -> str:
+    """The name diagnostics give the input file."""
+    name: str = "<stdin>" if args.file == "-" else args.file
+    return name
+
+
+def check_outputs(args: argparse.Namespace, inputs: list[str], *options: str) -> None:
+    """Refuse unsafe outputs before any work, so a refusal never follows a long plan."""
+    from planner.service.outputs import check_output
+
+    for option in options:
+        target = getattr(args, option.lstrip("-"))
+        if target:
+            check_output(target, inputs, option)
+
+
+def write(target: str, text: str, option: str) -> None:
+    from planner.service.outputs import write_output
+
+    write_output(target, text, option)
+
+
+@contextmanager
+def watchdog(args: argparse.Namespace) -> Iterator[None]:
+    """Past the deadline (and a grace for the cooperative stop), answer `request.timeout` and exit 2.
+
+    The cores stop themselves at the deadline between steps; this covers a step that does not.
+    """
+    budget = limits(args).time_budget
+    if budget is None:
+        yield
+        return
+    import threading
+
+    def expire() -> None:
+        from planner.service import codes
+
+        fail(codes.timed_out(), getattr(args, "json", False))
+        sys.stdout.flush()
+        os._exit(EXIT_BAD_REQUEST)
+
+    timer = threading.Timer(budget + _WATCHDOG_GRACE, expire)
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    finally:
+        timer.cancel()
+
+
+def print_json(value: Any) -> None:
+    from planner.service.limits import pretty_json
+
+    sys.stdout.write(pretty_json(value))
+
+
+def fail(error: RequestError, as_json: bool) -> int:
+    from planner.service import codes
+
+    if error.code != codes.INTERNAL:  # an internal fault has logged its own line
+        sys.stderr.write(f"planner: error: [{error.code}] {error.message}\n")
+    if as_json:
+        print_json({"error": error.to_json()})
+    return EXIT_BAD_REQUEST
+
+
+def fail_at(filename: str, error: AdapterInputError) -> int:
+    """An adapter's input error, compiler style, at the offending position."""
+    where = ":".join(str(part) for part in (filename, error.line, error.column) if part is not None)
+    sys.stderr.write(f"{where}: error: [{error.code}] {error.message}\n")
+    return EXIT_BAD_REQUEST
+
+
+def bad_params(message: str) -> RequestError:
+    from planner.contract import RequestError
+    from planner.service import codes
+
+    return RequestError(codes.INVALID_PARAMS, message)
+
+
+def adapter_options(pairs: list[str]) -> dict[str, str]:
+    """`--option KEY=VALUE` pairs as the adapter's options."""
+    options = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise bad_params(f"--option expects KEY=VALUE, got {pair!r}")
+        options[key] = value
+    return options

@@ -1,0 +1,137 @@
+"""The `planner` command line's grammar: every command, its arguments and the function it runs."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+from typing import Any
+
+from planner import __version__
+from planner.cli import commands, nz
+from planner.cli.io import Command
+
+DESCRIPTION = "The `planner` command line: plan IR files, call protocol methods, serve, explain conflicts."
+
+
+def _add_max_bytes(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--max-bytes", type=int, default=4 * 1024 * 1024, help="largest input or request, in bytes"
+    )
+
+
+def _add_limits(parser: argparse.ArgumentParser, with_sizes: bool) -> None:
+    parser.add_argument(
+        "--timeout", type=float, default=10.0, help="seconds per message, reading to answer; 0 = unlimited"
+    )
+    _add_max_bytes(parser)
+    if with_sizes:
+        parser.add_argument("--max-depth", type=int, default=64, help="deepest JSON nesting accepted")
+
+
+def _subcommand(sub: Any, name: str, run: Command, help: str) -> argparse.ArgumentParser:
+    parser: argparse.ArgumentParser = sub.add_parser(name, help=help, description=help)
+    parser.set_defaults(run=run)
+    return parser
+
+
+def _add_commands(sub: Any) -> None:
+    plan = _subcommand(sub, "plan", commands.cmd_plan, "plan a PyPTO program or TT-Lang MLIR file")
+    plan.add_argument("file", help="input file, or - for stdin")
+    plan.add_argument("-o", "--output", help="write the planned IR here instead of stdout")
+    plan.add_argument("--report", help="write the JSON planning report here")
+    plan.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="adapter option")
+    plan.add_argument("--adapter", choices=["pypto", "ttlang"], help="skip detection by extension/content")
+    plan.epilog = (
+        "TT-Lang MLIR is planned in text-preserving mode: only the attribute dictionaries the plan "
+        "sets are rewritten, so comments and layout stay. For canonical MLIR output (FileCheck, "
+        "lit), run planner-opt."
+    )
+    _add_max_bytes(plan)
+
+    call = _subcommand(sub, "call", commands.cmd_call, "answer one protocol request (JSON in, JSON out)")
+    call.add_argument("method", help="e.g. layout.plan, kernelcfg.resolve, proofs.check")
+    call.add_argument("file", nargs="?", default="-", help="JSON params file, or - for stdin")
+    call.add_argument("--json", action="store_true", help="also print errors as JSON on stdout")
+    _add_limits(call, with_sizes=True)
+
+    serve = _subcommand(
+        sub, "serve", commands.cmd_serve, "JSON-RPC 2.0 service: one message per line on stdin/stdout"
+    )
+    serve.add_argument(
+        "--http", metavar="HOST:PORT", help="serve HTTP POST instead (host defaults to 127.0.0.1)"
+    )
+    serve.add_argument(
+        "--allow-remote",
+        action="store_true",
+        help="let --http bind a non-loopback address (there is no authentication: anyone who "
+        "reaches the port can send requests)",
+    )
+    serve.add_argument(
+        "--read-timeout", type=float, default=10.0, help="seconds an HTTP client may take to send one request"
+    )
+    serve.add_argument(
+        "--workers", type=int, default=min(4, os.cpu_count() or 1), help="worker processes answering HTTP"
+    )
+    _add_limits(serve, with_sizes=True)
+
+    schema = _subcommand(
+        sub, "schema", commands.cmd_schema, "write JSON Schemas for every method into schemas/"
+    )
+    schema.add_argument("--check", action="store_true", help="verify the checked-in schemas are current")
+    schema.add_argument("--dir", type=Path, default=Path("schemas"), help="schema directory")
+
+    explain = _subcommand(
+        sub, "explain-conflict", commands.cmd_explain, "explain why a file or request is refused"
+    )
+    explain.add_argument("file", help="MLIR, PyPTO program, or JSON request; - for stdin")
+    explain.add_argument("--json", action="store_true", help="print the explanation as JSON")
+    explain.add_argument("--graph", metavar="OUT.dot|OUT.png", help="draw the conflict graph")
+    _add_limits(explain, with_sizes=False)
+
+    reasons = _subcommand(
+        sub, "explain", commands.cmd_explain_plan, "say why each kernel-config decision was made"
+    )
+    reasons.add_argument("file", help="TT-Lang MLIR or a kernelcfg.resolve JSON request; - for stdin")
+    _add_limits(reasons, with_sizes=False)
+
+    layout = sub.add_parser("layout", help="NZ layout tools", description="NZ layout tools")
+    layout_sub = layout.add_subparsers(title="layout commands", required=True)
+    show = _subcommand(layout_sub, "show", nz.cmd_layout_show, "show which elements land in which NZ fractal")
+    show.add_argument("spec", metavar="TENSOR-SPEC", help='e.g. "[64, 64] FP16"')
+    show.add_argument("--png", metavar="OUT.png", help="draw to a PNG (needs tile-planner[viz])")
+    for name, run, what in (
+        ("pack", nz.cmd_layout_pack, "write a logical array in NZ byte order, as the blocked array"),
+        ("unpack", nz.cmd_layout_unpack, "read NZ-ordered bytes back into the logical array"),
+    ):
+        packer = _subcommand(layout_sub, name, run, what)
+        packer.add_argument("file", metavar="IN", help=".npy array, or .safetensors file with --tensors")
+        packer.add_argument("-o", "--output", required=True, metavar="OUT", help="output file (never IN)")
+        packer.add_argument("--dtype", help="PyPTO dtype (fixes c0); a .safetensors tensor's own by default")
+        packer.add_argument("--tensors", metavar="A,B", help="the .safetensors tensors to convert")
+        if name == "unpack":
+            packer.add_argument("--shape", metavar="R,C", help="logical shape (recorded in .safetensors)")
+
+    suggest = _subcommand(sub, "suggest", nz.cmd_suggest, "which ND weights of a PyPTO file may become pl.NZ")
+    suggest.add_argument("file", help="PyPTO program or source, or - for stdin")
+    suggest.add_argument("--json", action="store_true", help="print the verdicts as JSON")
+    suggest.add_argument("--apply", action="store_true", help="write pl.NZ on every eligible weight")
+    suggest.add_argument("-o", "--output", metavar="OUT", help="with --apply: write here instead of in place")
+    _add_max_bytes(suggest)
+    suggest.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="adapter option")
+
+    batch = _subcommand(sub, "batch", commands.cmd_batch, "plan many files; one JSON line per input")
+    batch.add_argument("paths", nargs="+", metavar="DIR|FILE", help="files, or directories to search")
+    batch.add_argument("--workers", type=int, default=1, help="worker processes")
+    batch.add_argument("--dask", metavar="ADDRESS|local", help="run on dask.distributed (tile-planner[dask])")
+    batch.add_argument("-o", "--output", help="write the JSON lines here instead of stdout")
+    batch.add_argument("--quiet", action="store_true", help="no progress bar, even on a terminal")
+    _add_max_bytes(batch)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="planner", description=DESCRIPTION)
+    parser.add_argument("--version", action="version", version=f"planner {__version__}")
+    parser.add_argument("--debug", action="store_true", help="print tracebacks of internal errors")
+    _add_commands(parser.add_subparsers(title="commands"))
+    return parser
