@@ -8,7 +8,8 @@ never changed: its plan is reported as notes at source positions.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, get_args
 
 from planner.adapters.outcome import AdapterInputError, AdapterOutcome
 from planner.adapters.pypto import codes
@@ -22,12 +23,23 @@ from planner.adapters.pypto.source import apply_edits
 from planner.contract import RequestError
 from planner.layout import plan as layout_plan
 from planner.layout.protocol import LayoutPlanRequest, LayoutPlanResponse
+from planner.proofs.protocol import Division
 from planner.targets.ascend import ASCEND_TARGETS
 
 LayoutPlanner = Callable[[LayoutPlanRequest], LayoutPlanResponse]
 
 DEFAULT_TARGET = "a2a3"
-_KNOWN_OPTIONS = ("target",)
+DEFAULT_DIVISION: Division = "either"  # section 7.3: both roundings count unless the user says floor
+_KNOWN_OPTIONS = ("target", "division")
+_DIVISIONS: tuple[Division, ...] = get_args(Division)
+
+
+@dataclass(frozen=True, slots=True)
+class AdapterOptions:
+    """The `--option KEY=VALUE` settings every function's request is built with."""
+
+    target: str = DEFAULT_TARGET
+    division: Division = DEFAULT_DIVISION
 
 
 BYTE_ORDER_MARK = "\ufeff"
@@ -50,7 +62,8 @@ def plan_text(
 ) -> AdapterOutcome:
     """Plan every function and apply the plans; a refusal returns the text unchanged.
 
-    `options`: `target` = `a2a3` (default) | `a5`. `planner` replaces `planner.layout.plan`.
+    `options`: `target` = `a2a3` (default) | `a5`; `division` = `either` (default) | `floor` |
+    `trunc`, how the compiler rounds `//` and `%` (section 7.3). `planner` replaces `planner.layout.plan`.
     Raises `AdapterInputError` for input that is not a readable PyPTO printed program.
     """
     body = text.removeprefix(BYTE_ORDER_MARK)  # editors may save one; positions count from after it
@@ -106,17 +119,21 @@ def _reported(
 
 
 def _read(text: str, filename: str, options: Mapping[str, str] | None) -> tuple[Program, list[FunctionModel]]:
-    target = _target_option(options or {})
+    settings = adapter_options(options or {})
     try:
         program = parse_program(text, filename)
-        return program, [read_function(program, function, target) for function in program.functions]
+        return program, [
+            read_function(program, function, settings.target, settings.division)
+            for function in program.functions
+        ]
     except RecursionError:
         raise AdapterInputError(
             codes.UNSUPPORTED_CONSTRUCT, "the program nests expressions or statements too deeply to read"
         ) from None
 
 
-def _target_option(options: Mapping[str, str]) -> str:
+def adapter_options(options: Mapping[str, str]) -> AdapterOptions:
+    """The adapter's settings from `--option` pairs; an unknown key or value is `adapter.pypto.bad_option`."""
     unknown = sorted(set(options) - set(_KNOWN_OPTIONS))
     if unknown:
         raise AdapterInputError(
@@ -129,7 +146,13 @@ def _target_option(options: Mapping[str, str]) -> str:
             codes.BAD_OPTION,
             f"unknown target {target!r}; expected one of {', '.join(sorted(ASCEND_TARGETS))}",
         )
-    return target
+    division = options.get("division", DEFAULT_DIVISION)
+    for known in _DIVISIONS:
+        if division == known:
+            return AdapterOptions(target, known)
+    raise AdapterInputError(
+        codes.BAD_OPTION, f"unknown division {division!r}; expected one of {', '.join(_DIVISIONS)}"
+    )
 
 
 def _plan_one(plan: LayoutPlanner, model: FunctionModel, program: Program) -> LayoutPlanResponse:

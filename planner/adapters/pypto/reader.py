@@ -37,6 +37,7 @@ from planner.proofs.protocol import (
     AssignBinding,
     BlockIdxBinding,
     BlockNumBinding,
+    Division,
     ForBinding,
     InductionBinding,
     IterArgBinding,
@@ -55,15 +56,17 @@ _LOOP_KINDS: Final = {
 _SCOPE_CONTEXTS: Final = ("pl.spmd", "pl.at", "pl.scope", "pl.incore")
 
 
-def read_function(program: Program, function: ProgramFunction, target: str | None) -> FunctionModel:
+def read_function(
+    program: Program, function: ProgramFunction, target: str | None, division: Division
+) -> FunctionModel:
     """Build the request of one function, or raise `AdapterInputError` at the offending text."""
-    return _FunctionReader(program, function).read(target)
+    return _FunctionReader(program, function).read(target, division)
 
 
 class _FunctionReader(WindowReader):
     """The statement walk (section 17, "Statements")."""
 
-    def read(self, target: str | None) -> FunctionModel:
+    def read(self, target: str | None, division: Division) -> FunctionModel:
         node = self._function.node
         try:
             self._walk(node)
@@ -74,6 +77,7 @@ class _FunctionReader(WindowReader):
         try:
             request = LayoutPlanRequest(
                 target=target,
+                division=division,
                 function=node.name,
                 attrs=dict(self._function.attrs),
                 tensors=out.tensors,
