@@ -6,18 +6,9 @@ Only conflicts of the joint search (and the FPU policy clash) get records; other
 
 from __future__ import annotations
 
-from planner.kernelcfg.codes import (
-    DFB_CONFIG_UNSUPPORTED,
-    DFB_UNPACK_CONFLICT,
-    DST_WIDTH_CONFLICT,
-    DST_WIDTH_DISABLED_CONFLICT,
-    DST_WIDTH_EXPLICIT_UNSUPPORTED,
-    DST_WIDTH_UNSUPPORTED,
-    EXPLICIT_UNPACK_CONFLICT,
-    FPU_POLICY_CONFLICT,
-    KcfgError,
-)
+from planner.kernelcfg.codes import FPU_POLICY_CONFLICT, KcfgError
 from planner.kernelcfg.corrections import checked_correction, suggestions
+from planner.kernelcfg.messages import DESCRIBED_CODES
 from planner.kernelcfg.minimal_conflict import minimal_conflict
 from planner.kernelcfg.protocol import Conflict, ConflictNote, KernelcfgResolveRequest
 from planner.kernelcfg.records import build_records, satisfiable, strip_explicit
@@ -25,18 +16,7 @@ from planner.kernelcfg.requirements import KernelRequirements, collect_requireme
 from planner.kernelcfg.resolver import Resolution
 from planner.targets.tenstorrent import KernelTargetEnvironment
 
-_SEARCH_CODES = frozenset(
-    {
-        DST_WIDTH_DISABLED_CONFLICT,
-        DST_WIDTH_CONFLICT,
-        DST_WIDTH_EXPLICIT_UNSUPPORTED,
-        DST_WIDTH_UNSUPPORTED,
-        EXPLICIT_UNPACK_CONFLICT,
-        DFB_UNPACK_CONFLICT,
-        DFB_CONFIG_UNSUPPORTED,
-        FPU_POLICY_CONFLICT,
-    }
-)
+_SEARCH_CODES = DESCRIBED_CODES | {FPU_POLICY_CONFLICT}
 
 
 def _conflict_fields(error: KcfgError) -> dict[str, object]:

@@ -29,6 +29,19 @@ from planner.kernelcfg.state import (
 )
 from planner.targets.tenstorrent import UnpackMode
 
+DESCRIBED_CODES = frozenset(
+    {
+        DST_WIDTH_DISABLED_CONFLICT,
+        DST_WIDTH_CONFLICT,
+        DST_WIDTH_EXPLICIT_UNSUPPORTED,
+        DST_WIDTH_UNSUPPORTED,
+        EXPLICIT_UNPACK_CONFLICT,
+        DFB_UNPACK_CONFLICT,
+        DFB_CONFIG_UNSUPPORTED,
+    }
+)
+"""Every code `describe` gives: the search's conflicts, the ones a refusal explains with records."""
+
 
 def _bcast_note(use: DestinationUse) -> Note:
     return Note(
