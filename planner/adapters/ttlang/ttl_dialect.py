@@ -34,7 +34,7 @@ from planner.adapters.ttlang.ttl_attrs import (
     TileExecutionStrategyAttr,
 )
 from planner.adapters.ttlang.ttl_structure import STRUCTURE_OPS
-from planner.adapters.ttlang.ttl_unknown import class_name
+from planner.adapters.ttlang.ttl_unknown import class_name, parse_dst_slot
 
 # ---------------------------------------------------------------------------------------------
 # Tile ops
@@ -72,10 +72,7 @@ class ElementwiseTileOp(TileOp):
         unresolved = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_unresolved_operand)
         slot: UnresolvedOperand | None = None
         if parser.parse_optional_keyword("into") is not None:
-            parser.parse_keyword("dst")
-            parser.parse_punctuation("[")
-            slot = parser.parse_unresolved_operand()
-            parser.parse_punctuation("]")
+            slot = parse_dst_slot(parser)
         attributes = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
         types_at = parser.pos

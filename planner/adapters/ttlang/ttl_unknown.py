@@ -12,12 +12,21 @@ from functools import cache
 from xdsl.dialects.builtin import IndexType
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import traits_def
-from xdsl.parser import Parser
+from xdsl.parser import Parser, UnresolvedOperand
 
 
 def class_name(mnemonic: str) -> str:
     """`tile_exp` -> `TileExpOp`."""
     return "".join(part.title() for part in mnemonic.split("_")) + "Op"
+
+
+def parse_dst_slot(parser: Parser) -> UnresolvedOperand:
+    """`dst[%i]` after a tile op's `into`: the DST slot index it writes."""
+    parser.parse_keyword("dst")
+    parser.parse_punctuation("[")
+    slot = parser.parse_unresolved_operand()
+    parser.parse_punctuation("]")
+    return slot
 
 
 class UnknownTtlOp(Operation):
@@ -45,11 +54,8 @@ class UnknownTtlOp(Operation):
             )
             or []
         )
-        for keyword in ("into", "dst"):
-            parser.parse_keyword(keyword)
-        parser.parse_punctuation("[")
-        dst = parser.parse_unresolved_operand()
-        parser.parse_punctuation("]")
+        parser.parse_keyword("into")
+        dst = parse_dst_slot(parser)
         attributes = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
         types_at = parser.pos
