@@ -135,32 +135,10 @@ def test_dtype_override_must_keep_the_element_width(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     write_safetensors(tmp_path / "m.safetensors", {"w": ("U16", [16, 16], bytes(512))})
-    target = str(tmp_path / "o.safetensors")
-    code, _, _ = run(
-        capsys,
-        "layout",
-        "pack",
-        str(tmp_path / "m.safetensors"),
-        "--tensors",
-        "w",
-        "--dtype",
-        "BF16",
-        "-o",
-        target,
-    )
+    source, target = str(tmp_path / "m.safetensors"), str(tmp_path / "o.safetensors")
+    code, _, _ = run(capsys, "layout", "pack", source, "--tensors", "w", "--dtype", "BF16", "-o", target)
     assert code == 0
-    code, _, err = run(
-        capsys,
-        "layout",
-        "pack",
-        str(tmp_path / "m.safetensors"),
-        "--tensors",
-        "w",
-        "--dtype",
-        "INT8",
-        "-o",
-        target,
-    )
+    code, _, err = run(capsys, "layout", "pack", source, "--tensors", "w", "--dtype", "INT8", "-o", target)
     assert (
         code == 2
         and "[request.invalid_params] tensor 'w' is U16 (2-byte elements); --dtype INT8 has 8-bit" in err

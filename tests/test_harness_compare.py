@@ -6,6 +6,7 @@ from typing import Any
 
 from hypothesis import given
 from hypothesis import strategies as st
+from layout_json import load, tensor
 
 from planner.kernelcfg import resolve
 from planner.kernelcfg.protocol import KernelcfgResolveRequest
@@ -137,21 +138,12 @@ def test_an_unknown_answer_where_the_planner_decides_is_a_disagreement() -> None
 
 LOAD = {
     "target": "a2a3",
-    "tensors": [{"name": "w", "shape": [512, 512], "dtype": "INT8", "layout": "NZ"}],
+    "tensors": [tensor(shape=[512, 512])],
     "bindings": [
         {"name": "nb", "kind": "spmd", "extent": 2},
         {"name": "n0", "kind": "assign", "expr": "nb * 256"},
     ],
-    "ops": [
-        {
-            "id": "l0",
-            "op": "tile.load",
-            "source": "w",
-            "offsets": ["n0", 0],
-            "shapes": [256, 512],
-            "target_memory": "Mat",
-        }
-    ],
+    "ops": [load(["n0", 0], [256, 512])],
 }
 
 
@@ -172,7 +164,7 @@ def test_layout_acceptance_refusal_codes_and_shapes_are_compared() -> None:
 
 
 def test_layout_refusals_agree_only_on_the_same_code() -> None:
-    request, planned = _layout({**LOAD, "ops": [{**LOAD["ops"][0], "target_memory": "Vec"}]})
+    request, planned = _layout({**LOAD, "ops": [load(["n0", 0], [256, 512], target_memory="Vec")]})
     code = planned["diagnostics"][0]["code"]
     assert code == "nz.load_target_not_mat"
     same = {"ok": False, "diagnostics": [{"code": code, "message": "any wording"}]}

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from layout_json import load, tensor
 
 from planner.layout import check_runtime_batch_rank, plan
 from planner.layout import diagnostics as nz
@@ -12,24 +13,6 @@ from planner.layout.codegen import check_blocked
 from planner.layout.offsets import LOAD_OFFSET_RULES, ProofLedger, map_trailing_offset
 from planner.layout.protocol import LayoutPlanRequest, PlannedTensor, TensorSpec
 from planner.proofs.expr import Name
-
-
-def tensor(
-    name: str = "w", shape: list[Any] | None = None, dtype: str = "INT8", **extra: Any
-) -> dict[str, Any]:
-    return {"name": name, "shape": shape or [256, 512], "dtype": dtype, "layout": "NZ", **extra}
-
-
-def load(offsets: list[Any], shapes: list[Any], **extra: Any) -> dict[str, Any]:
-    return {
-        "id": "l0",
-        "op": "tile.load",
-        "source": "w",
-        "offsets": offsets,
-        "shapes": shapes,
-        "target_memory": "Mat",
-        **extra,
-    }
 
 
 def store(shape: list[Any], offsets: list[Any] | None = None, **tile: Any) -> dict[str, Any]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from layout_json import load, tensor
 
 from planner.contract import RequestError
 from planner.layout import plan
@@ -19,7 +20,7 @@ def plan_loads(
 ) -> LayoutPlanResponse:
     body = {
         "target": "a2a3",
-        "tensors": [{"name": "w", "shape": shape, "dtype": dtype, "layout": "NZ"}],
+        "tensors": [tensor(shape=shape, dtype=dtype)],
         "bindings": bindings or [],
         "ops": list(loads),
     }
@@ -29,18 +30,6 @@ def plan_loads(
 def offset_records(response: LayoutPlanResponse) -> list[ObligationRecord]:
     """The offset obligations, without the window bounds posed after them."""
     return [record for record in response.obligations if record.goal != "at_most"]
-
-
-def load(offsets: list[Any], shapes: list[Any], op_id: str = "l0", **extra: Any) -> dict[str, Any]:
-    return {
-        "id": op_id,
-        "op": "tile.load",
-        "source": "w",
-        "offsets": offsets,
-        "shapes": shapes,
-        "target_memory": "Mat",
-        **extra,
-    }
 
 
 def planned(response: LayoutPlanResponse) -> tuple[list[Any] | None, list[Any] | None, list[Any] | None]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from layout_json import load, tensor
 
 from planner.layout import plan
 from planner.layout.protocol import LayoutPlanRequest
@@ -98,18 +99,9 @@ def layout_request(bindings: list[dict[str, Any]], division: str) -> LayoutPlanR
         {
             "target": "a2a3",
             "division": division,
-            "tensors": [{"name": "w", "shape": [1024, 512], "dtype": "INT8", "layout": "NZ"}],
+            "tensors": [tensor(shape=[1024, 512])],
             "bindings": bindings,
-            "ops": [
-                {
-                    "id": "l0",
-                    "op": "tile.load",
-                    "source": "w",
-                    "offsets": ["n0", 0],
-                    "shapes": [256, 512],
-                    "target_memory": "Mat",
-                }
-            ],
+            "ops": [load(["n0", 0], [256, 512])],
         }
     )
 
