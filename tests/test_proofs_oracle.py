@@ -10,21 +10,26 @@ hypothesis event; `--hypothesis-show-statistics` shows how often the prover answ
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 from hypothesis import event, given, settings
 from hypothesis_budget import lowered
 
 from planner.proofs import Prover
 from planner.proofs.concrete import admitted
+from planner.proofs.expr import free_names, parse_expr
 from planner.proofs.protocol import ProofsCheckRequest
 from planner.proofs.prover import Verdict
 from planner.testing.oracles.arith import (
     OracleLimitExceeded,
     OracleReading,
+    admits,
     assignments,
     evaluate,
     holds_at,
     oracle_check,
+    readings_of,
     wrap,
 )
 from planner.testing.strategies.expressions import ALL_WIDTHS, proof_requests
@@ -40,11 +45,7 @@ def _oracle_reading(verdict: Verdict) -> OracleReading:
 
 
 def _is_admissible(request: ProofsCheckRequest, env: dict[str, int], reading: OracleReading) -> bool:
-    names = sorted(env)
-    every = assignments(
-        request.bindings, index_bits=request.bits, target=request.target, extra_names=names, reading=reading
-    )
-    return any(candidate == env for candidate in every)
+    return admits(request.bindings, env, index_bits=request.bits, target=request.target, reading=reading)
 
 
 def _agrees_with_the_oracle(request: ProofsCheckRequest, limit: int = 1_000_000) -> None:
@@ -194,3 +195,39 @@ def test_oracle_reports_a_failing_assignment_and_refuses_large_enumerations() ->
         oracle_check(ProofsCheckRequest(expr="u + v", bits=16), "non_negative", limit=1000)
     with pytest.raises(OracleLimitExceeded):
         oracle_check(ProofsCheckRequest(expr="u", bits=32), "non_negative")
+
+
+def test_admits_only_assignments_the_bindings_allow() -> None:
+    bindings = ProofsCheckRequest.model_validate(
+        {
+            "expr": "j",
+            "bits": 8,
+            "bindings": [
+                {"kind": "spmd", "name": "i", "extent": 3},
+                {"kind": "for", "name": "j", "start": "i", "stop": 6, "step": 2},
+            ],
+        }
+    ).bindings
+    assert admits(bindings, {"i": 1, "j": 5}, index_bits=8)
+    assert not admits(bindings, {"i": 1, "j": 4}, index_bits=8)  # off the loop's stride
+    assert not admits(bindings, {"i": 3, "j": 5}, index_bits=8)  # past the lanes
+    assert not admits(bindings, {"i": 1}, index_bits=8)  # j unnamed
+
+
+@settings(max_examples=lowered(30))
+@given(proof_requests(widths=(8,)))
+def test_the_column_evaluation_matches_one_assignment_at_a_time(request: ProofsCheckRequest) -> None:
+    """The table is evaluated in int64 columns; `holds_at` evaluates one assignment in exact ints."""
+    for reading in readings_of(request.division, request.bindings, request.expr):
+        names = sorted(free_names(parse_expr(request.expr)))
+        every = assignments(
+            request.bindings, index_bits=8, target=request.target, extra_names=names, reading=reading
+        )
+        envs = list(itertools.islice(every, 64))
+        for goal in request.goals:
+            outcome = oracle_check(request.model_copy(update={"division": reading.division}), goal)
+            first_broken = next((env for env in envs if not holds_at(request, goal, env, reading)), None)
+            if first_broken is not None and outcome.reading == reading:
+                assert outcome.counterexample == first_broken
+            if outcome.holds:
+                assert first_broken is None
