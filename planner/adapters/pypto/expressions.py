@@ -60,6 +60,14 @@ def callee_of(node: ast.expr | None) -> str | None:
     return dotted_name(node.func) if isinstance(node, ast.Call) else None
 
 
+def tuple_names(node: ast.expr) -> list[str] | None:
+    """The names of a tuple or list target such as `a, b`, or None if it is not only names."""
+    if not isinstance(node, ast.Tuple | ast.List):
+        return None
+    names = [element.id for element in node.elts if isinstance(element, ast.Name)]
+    return names if len(names) == len(node.elts) else None
+
+
 def int_literal(node: ast.expr) -> int | None:
     """The value of an int literal, signed or not (`bool` is not an int here)."""
     if isinstance(node, ast.Constant) and type(node.value) is int:

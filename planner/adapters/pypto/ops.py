@@ -13,11 +13,11 @@ import ast
 from typing import Final
 
 from planner.adapters.pypto import codes
-from planner.adapters.pypto.expressions import SCALAR_CALLS, callee_of, constant_value, int_literal
+from planner.adapters.pypto.arguments import NOT_NZ, OP_SPELLINGS, ArgumentReader, nz_name
+from planner.adapters.pypto.expressions import SCALAR_CALLS, callee_of, constant_value
 from planner.adapters.pypto.matmul import matmul_producer, matmul_result_type
 from planner.adapters.pypto.model import Arguments, Target, TensorValue, TileValue, Unknown, Value, Window
 from planner.adapters.pypto.program import json_literal
-from planner.adapters.pypto.state import FunctionState
 from planner.adapters.pypto.types import TensorType, TileType, TypeReader
 from planner.layout.protocol import (
     OP_KINDS,
@@ -33,42 +33,11 @@ from planner.layout.protocol import (
 )
 from planner.proofs.expr import Const, Expr, Name
 
-# Spellings of the ops the planner knows (section 17: short DSL and namespaced op spellings).
-_OP_SPELLINGS: Final = {
-    "pl.tile.load": "tile.load",
-    "pl.load": "tile.load",
-    "pl.tensor.slice": "tensor.slice",
-    "pl.slice": "tensor.slice",
-    "pl.tensor.reshape": "tensor.reshape",
-    "pl.reshape": "tensor.reshape",
-    "pl.tensor.view": "tensor.view",
-    "pl.view": "tensor.view",
-    "pl.tensor.reinterpret_view": "tensor.reinterpret_view",
-    "pl.reinterpret_view": "tensor.reinterpret_view",
-    "pl.tile.store": "tile.store",
-    "pl.store": "tile.store",
-    "pl.tile.matmul": "matmul",
-    "pl.matmul": "matmul",
-    "pl.tile.matmul_acc": "matmul_acc",
-    "pl.matmul_acc": "matmul_acc",
-}
-_DSL_KEYWORDS: Final = {
-    "input": "tensor",
-    "shape": "shapes",
-    "offset": "offsets",
-}  # `pl.slice(input, shape, offset)`
 YIELD: Final = "pl.yield_"
-_NOT_NZ: Final = "_"  # an op argument that is not an NZ tensor
 _DEFAULT_TILE_MEMORY: Final[Memory] = "Vec"  # a pl.Tile without a memory slot lives in Vec
-_SIGNATURES: Final = {
-    "tile.load": ("tensor", "offsets", "shapes", "valid_shape"),
-    "tensor.slice": ("tensor", "shapes", "offsets", "valid_shape", "drop_dims"),
-    "tensor.reshape": ("tensor", "shape"),
-    "tile.store": ("tile", "offsets", "output", "partition"),
-}
 
 
-class OpReader(FunctionState):
+class OpReader(ArgumentReader):
     """Reads expressions and the ops in them."""
 
     def _value(self, node: ast.expr, target: Target | None = None) -> Value:
@@ -109,7 +78,7 @@ class OpReader(FunctionState):
             raise self._unsupported(call, "*args or **kwargs in a call")
         if callee.startswith("self."):
             return self._function_call(call, callee.removeprefix("self."), target)
-        op = _OP_SPELLINGS.get(callee)
+        op = OP_SPELLINGS.get(callee)
         handlers = {
             "tile.load": self._load,
             "tensor.slice": self._slice,
@@ -277,8 +246,8 @@ class OpReader(FunctionState):
         values = [self._value(argument) for argument in call.args]
         for keyword in call.keywords:
             self._value(keyword.value)
-        names = [_nz_name(value) for value in values]
-        if any(name != _NOT_NZ for name in names):
+        names = [nz_name(value) for value in values]
+        if any(name != NOT_NZ for name in names):
             self._add_op(OtherOp(id=self._next_id(op), op=op, args=names), call, {})
         operands = [self._operand_tile(value) for value in values]
         accumulator = operands.pop(0) if op == "matmul_acc" and operands else None
@@ -313,25 +282,6 @@ class OpReader(FunctionState):
         if operands:
             self._add_op(OtherOp(id=self._next_id(op), op=op, args=operands), call, {})
 
-    def _operands(self, call: ast.Call, skip: tuple[str | int, ...] = ()) -> list[str]:
-        """The call's arguments in IR order as NZ tensor names, `_` for anything else, so the planner
-        names the right argument index; empty when no NZ tensor is among them."""
-        signature = _SIGNATURES.get(_OP_SPELLINGS.get(callee_of(call) or "", ""), ())
-        operands: list[str] = []
-        for index, argument in enumerate(call.args):
-            name = signature[index] if index < len(signature) else None
-            operands.extend([_NOT_NZ] if index in skip or name in skip else self._operand_names(argument))
-        for keyword in call.keywords:
-            operands.extend([_NOT_NZ] if keyword.arg in skip else self._operand_names(keyword.value))
-        while operands and operands[-1] == _NOT_NZ:
-            operands.pop()
-        return operands
-
-    def _operand_names(self, node: ast.expr) -> list[str]:
-        if isinstance(node, ast.List | ast.Tuple):
-            return [name for element in node.elts for name in self._operand_names(element)]
-        return [_nz_name(self._value(node))]
-
     def _yield_values(self, node: ast.expr) -> list[Value]:
         """`pl.yield_(a, b)`: tensors and tiles pass through; scalars merge into unknown values."""
         assert isinstance(node, ast.Call)
@@ -341,50 +291,6 @@ class OpReader(FunctionState):
     def _next_id(self, op: str) -> str:
         prefix = OP_KINDS.get(op, op.rsplit(".", 1)[-1])
         return f"{prefix}{len(self._out.ops)}"
-
-    def _bind_arguments(self, call: ast.Call, op: str) -> tuple[dict[str, ast.expr], dict[str, ast.expr]]:
-        """Arguments by IR parameter name, plus the keywords the signature does not name."""
-        signature = _SIGNATURES[op]
-        if len(call.args) > len(signature):
-            raise self._unsupported(call, f"more than {len(signature)} positional arguments to {op}")
-        bound = dict(zip(signature, call.args, strict=False))
-        extra: dict[str, ast.expr] = {}
-        for keyword in call.keywords:
-            assert keyword.arg is not None
-            name = _DSL_KEYWORDS.get(keyword.arg, keyword.arg)
-            (bound if name in signature else extra)[name if name in signature else keyword.arg] = (
-                keyword.value
-            )
-        return bound, extra
-
-    def _tensor_argument(self, node: ast.expr | None) -> TensorValue | None:
-        value = self._value(node) if node is not None else None
-        return value if isinstance(value, TensorValue) else None
-
-    def _list(self, arguments: dict[str, ast.expr], name: str, call: ast.Call) -> tuple[Expr, ...]:
-        if name not in arguments:
-            raise self._unsupported(call, f"a call without its {name!r} argument")
-        return self._types.shape_list(arguments[name])
-
-    def _json_optional(self, arguments: dict[str, ast.expr], name: str) -> list[int | str] | None:
-        entries = self._optional_list(arguments, name)
-        return self._json_list(entries) if entries else None
-
-    def _optional_list(self, arguments: dict[str, ast.expr], name: str) -> tuple[Expr, ...]:
-        """A list argument that may be absent or None (an empty tuple then)."""
-        node = arguments.get(name)
-        if node is None or (isinstance(node, ast.Constant) and node.value is None):
-            return ()
-        return self._types.shape_list(node)
-
-    def _drop_dims(self, node: ast.expr | None) -> tuple[int, ...]:
-        if node is None or (isinstance(node, ast.Constant) and node.value is None):
-            return ()
-        if isinstance(node, ast.List | ast.Tuple):
-            values = [int_literal(element) for element in node.elts]
-            if all(value is not None for value in values):
-                return tuple(value for value in values if value is not None)
-        raise self._unsupported(node, "drop_dims that is not a literal list of ints")
 
     def _callee_return(self, callee: str) -> TensorType | None:
         """The single tensor a program function returns, if its type is fully static."""
@@ -399,10 +305,6 @@ class OpReader(FunctionState):
     def _static_shape(self, node: ast.expr) -> Expr:
         value = constant_value(node, self._program.constants)
         return Const(value) if value is not None else Name("dynamic")
-
-
-def _nz_name(value: Value) -> str:
-    return value.name if isinstance(value, TensorValue) and value.is_nz else _NOT_NZ
 
 
 def reads_ir(callee: str) -> bool:
