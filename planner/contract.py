@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 INVALID = "request.invalid"  # the generic `request.*` code for a request that is malformed in any other way
 UNKNOWN_DTYPE = "request.unknown_dtype"  # an element type name the targets do not know
+TOO_DEEP = "request.too_deep"  # JSON, an expression, bindings or IR regions nest beyond a documented limit
 
 
 class ContractModel(BaseModel):
@@ -45,6 +46,7 @@ _CODE_BY_PYDANTIC_TYPE = {
     "missing": "request.missing_field",
     "unknown_dtype": UNKNOWN_DTYPE,
     "bad_expression": "request.bad_expression",
+    "too_deep": TOO_DEEP,
 }
 
 

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from planner.budget import check_deadline, deadline_after
 from planner.contract import RequestError
+from planner.proofs.expr import MAX_EXPRESSION_DEPTH
 from planner.service import codes
 from planner.service.jsonrpc import handle_message
 from planner.service.limits import Limits, check_depth, dump_json, parse_json
@@ -104,6 +105,34 @@ def test_bad_requests_get_typed_errors(message: bytes, code: str, number: int) -
     assert error_code(reply) == code
     assert reply["error"]["code"] == number
     assert reply["jsonrpc"] == "2.0"
+
+
+def _negations(depth: int) -> str:
+    """`n0` under `depth` unary minuses: one expression node per level."""
+    return "-" * depth + "n0"
+
+
+@pytest.mark.parametrize(
+    "expr",
+    [
+        _negations(MAX_EXPRESSION_DEPTH + 1),
+        "min(n0, " * (MAX_EXPRESSION_DEPTH + 1) + "n0" + ")" * (MAX_EXPRESSION_DEPTH + 1),
+        "(" * 250 + "n0" + ")" * 250,  # beyond the Python parser's own parenthesis limit
+        "n0" + " + n0" * 800,  # a left-leaning chain 800 levels deep
+    ],
+)
+def test_an_expression_beyond_the_depth_limit_is_too_deep(expr: str) -> None:
+    reply = rpc(request("proofs.check", {**PROOF, "expr": expr}), Limits(max_bytes=1 << 16))
+    assert error_code(reply) == codes.TOO_DEEP
+    assert reply["error"]["code"] == -32002
+    assert f"{MAX_EXPRESSION_DEPTH}-level limit" in reply["error"]["message"]
+    assert len(reply["error"]["message"]) < 600
+
+
+def test_an_expression_at_the_depth_limit_is_checked() -> None:
+    even = _negations(MAX_EXPRESSION_DEPTH if MAX_EXPRESSION_DEPTH % 2 == 0 else MAX_EXPRESSION_DEPTH - 1)
+    reply = rpc(request("proofs.check", {**PROOF, "expr": even}))
+    assert [r["status"] for r in reply["result"]["results"]] == ["proven", "proven"]
 
 
 def test_error_keeps_the_request_id() -> None:

@@ -56,6 +56,14 @@ class ExpressionError(ValueError):
     """The text is not an expression of the closed offset grammar."""
 
 
+class ExpressionTooDeep(ExpressionError):
+    """The expression nests deeper than `MAX_EXPRESSION_DEPTH` (a request limit, not a grammar error)."""
+
+    def __init__(self, source: str) -> None:
+        shown = source if len(source) <= 80 else f"{source[:80]}... ({len(source)} characters)"
+        super().__init__(f"expression nests deeper than the {MAX_EXPRESSION_DEPTH}-level limit: {shown!r}")
+
+
 _AST_OPERATORS: dict[type[ast.operator], BinaryOperator] = {
     ast.Add: "+",
     ast.Sub: "-",
@@ -85,14 +93,20 @@ def _parse_text(source: str) -> Expr:
     """Parsed once per distinct text: requests repeat the same offsets many times (results are immutable)."""
     try:
         tree = ast.parse(source.strip(), mode="eval")
-    except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
+    except (RecursionError, MemoryError):  # the parser's own nesting guards
+        raise ExpressionTooDeep(source) from None
+    except SyntaxError as exc:
+        if "too many nested parentheses" in str(exc):
+            raise ExpressionTooDeep(source) from None
+        raise ExpressionError(f"not an expression: {source!r}") from exc
+    except ValueError as exc:
         raise ExpressionError(f"not an expression: {source!r}") from exc
     return _convert(tree.body, source, 0)
 
 
 def _convert(node: ast.expr, source: str, depth: int) -> Expr:
     if depth > MAX_EXPRESSION_DEPTH:
-        raise ExpressionError(f"expression nested deeper than {MAX_EXPRESSION_DEPTH}: {source!r}")
+        raise ExpressionTooDeep(source)
     if isinstance(node, ast.Constant) and type(node.value) is int:
         return Const(node.value)
     if isinstance(node, ast.Name):

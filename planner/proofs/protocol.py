@@ -8,12 +8,14 @@ from pydantic import AfterValidator, Field
 from pydantic_core import PydanticCustomError
 
 from planner.contract import ContractModel
-from planner.proofs.expr import ExpressionError, parse_expr
+from planner.proofs.expr import ExpressionError, ExpressionTooDeep, parse_expr
 
 
 def _check_expression(value: int | str) -> int | str:
     try:
         parse_expr(value)
+    except ExpressionTooDeep as exc:
+        raise PydanticCustomError("too_deep", str(exc)) from None
     except ExpressionError as exc:
         raise PydanticCustomError("bad_expression", str(exc)) from None
     return value

@@ -13,6 +13,7 @@ import traceback
 
 from planner.adapters.outcome import AdapterInputError
 from planner.budget import BudgetExceeded
+from planner.contract import TOO_DEEP as TOO_DEEP
 from planner.contract import RequestError
 
 PARSE_ERROR = "request.parse_error"
@@ -22,7 +23,6 @@ BATCH_TOO_LARGE = "request.batch_too_large"
 UNKNOWN_METHOD = "request.unknown_method"
 INVALID_PARAMS = "request.invalid_params"
 TOO_LARGE = "request.too_large"
-TOO_DEEP = "request.too_deep"
 TIMEOUT = "request.timeout"
 BAD_INPUT = "request.bad_input"
 UNAVAILABLE = "request.unavailable"
