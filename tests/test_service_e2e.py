@@ -15,7 +15,7 @@ import sys
 import threading
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -234,14 +234,182 @@ def test_fuzzed_requests_never_crash_the_server(server: PlannerClient, messages:
     exchange(server, messages)
 
 
+# The soak's own server: room for a 10,000-binding chain, a deadline short enough for hard requests.
+SOAK_MAX_BYTES = 1024 * 1024
+SOAK_TIMEOUT = 2.0
+HARD = "(a*b*c) // (a*c*b) - 1"  # Z3 cannot settle it in seconds: the deadline ends it
+Check = Callable[[Any], None]  # raises AssertionError when a reply breaks its class's promise
+
+
+def request_line(method: object, params: object, request_id: str = "h") -> bytes:
+    return json.dumps({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}).encode()
+
+
+def fails_with(code: str) -> Check:
+    def check(reply: Any) -> None:
+        assert reply["error"]["data"]["code"] == code, str(reply)[:300]
+        assert len(reply["error"]["message"]) < 600  # the input is never echoed whole
+
+    return check
+
+
+def answered(reply: Any) -> None:
+    assert "result" in reply, str(reply)[:300]
+
+
+def proven(reply: Any) -> None:
+    assert [entry["status"] for entry in reply["result"]["results"]] == ["proven"], str(reply)[:300]
+
+
+def ended_by_the_deadline(reply: Any) -> None:
+    """A hard request: `request.timeout`, or `unknown` when the solver's resource limit ends it first."""
+    if "result" in reply:
+        assert {entry["status"] for entry in reply["result"]["results"]} == {"unknown"}, reply
+    else:
+        fails_with(codes.TIMEOUT)(reply)
+
+
+def binding_chain(length: int) -> dict[str, Any]:
+    """`proofs.check` over `length` chained assignments, each 16 more than the one before."""
+    bindings: list[dict[str, Any]] = [
+        {"name": "x", "kind": "param", "min": 0, "max": 4096},
+        {"name": "y0", "kind": "assign", "expr": "x * 16"},
+    ]
+    bindings += [{"name": f"y{i}", "kind": "assign", "expr": f"y{i - 1} + 16"} for i in range(1, length - 1)]
+    return {"expr": f"y{length - 2}", "bindings": bindings, "factor": 16, "goals": ["multiple_of"]}
+
+
+def deep_expression(kind: str, depth: int) -> str:
+    return {
+        "negation": "-" * depth + "x",
+        "parentheses": "(" * depth + "x" + ")" * depth,
+        "min": "min(x, " * depth + "x" + ")" * depth,
+        "sum": "x" + " + x" * depth,
+    }[kind]
+
+
+def expression_request(expr: str) -> dict[str, Any]:
+    return {"expr": expr, "bindings": [{"name": "x", "kind": "param", "min": 0, "max": 64}]}
+
+
+GOOD_MEMBERS: list[tuple[dict[str, Any], Check]] = [
+    (json.loads(request_line(method, params, f"good-{method}")), answered)
+    for method, params in sorted(VALID_PARAMS.items())
+]
+HARD_MEMBER = (
+    json.loads(request_line("proofs.check", {"expr": HARD, "bindings": [], "goals": ["non_negative"]})),
+    ended_by_the_deadline,
+)
+
+
+@st.composite
+def mixed_batches(draw: st.DrawFn) -> tuple[bytes, Check]:
+    """Good requests, maybe one refused by a depth limit, maybe a hard one last that uses up the
+    deadline: every member answered before the deadline keeps its own answer."""
+    members = draw(st.lists(st.sampled_from(GOOD_MEMBERS), min_size=1, max_size=6))
+    if draw(st.booleans()):
+        deep = json.loads(request_line("proofs.check", expression_request(deep_expression("negation", 100))))
+        members.append((deep, fails_with(codes.TOO_DEEP)))
+    if draw(st.sampled_from([False] * 9 + [True])):  # one batch in ten waits out the deadline
+        members.append(HARD_MEMBER)
+    messages = [{**message, "id": index} for index, (message, _) in enumerate(members)]
+
+    def check(replies: Any) -> None:
+        assert [reply["id"] for reply in replies] == list(range(len(members)))
+        for reply, (_, member_check) in zip(replies, members, strict=True):
+            assert_well_formed(reply)
+            member_check(reply)
+
+    return json.dumps(messages).encode(), check
+
+
+hostile_messages: st.SearchStrategy[tuple[bytes, Check]] = st.one_of(
+    st.integers(65, 5000).map(lambda n: (b"[" * n + b"]" * n, fails_with(codes.TOO_DEEP))),
+    st.integers(1, SOAK_MAX_BYTES // 2 - 1).map(
+        lambda n: (b'"' + b'\\"' * n, fails_with(codes.PARSE_ERROR))  # escaped quotes, never closed
+    ),
+    st.integers(5000, 100_000).map(
+        lambda n: (request_line("proofs.check", {"expr": '\\"' * n}), fails_with("request.bad_expression"))
+    ),
+    st.integers(SOAK_MAX_BYTES + 1, 2 * SOAK_MAX_BYTES).map(
+        lambda n: (b" " * n, fails_with(codes.TOO_LARGE))
+    ),
+    st.sampled_from(["1e400", "-1e400", "1e309", "123e999999"]).map(
+        lambda bad: (
+            b'{"jsonrpc":"2.0","id":' + bad.encode() + b',"method":"planner.version"}',
+            fails_with(codes.PARSE_ERROR),
+        )
+    ),
+    st.integers(1000, SOAK_MAX_BYTES - 100).map(
+        lambda n: (request_line("m" * n, {}), fails_with(codes.UNKNOWN_METHOD))
+    ),
+    st.binary(min_size=1, max_size=64).map(
+        lambda junk: (
+            b'{"jsonrpc":"2.0","id":1,"method":"\xff' + junk.replace(b"\n", b" ") + b'"}',
+            fails_with(codes.PARSE_ERROR),
+        )
+    ),
+    st.sampled_from([198, 199, 500, 2000, 10_000]).map(
+        lambda n: (request_line("proofs.check", binding_chain(n)), proven)
+    ),
+    st.one_of(  # deeper than the limits, within the 4,096 characters of an expression
+        st.tuples(st.sampled_from(["negation", "min", "sum"]), st.integers(65, 500)),
+        st.tuples(st.just("parentheses"), st.integers(201, 2000)),  # alone, they add no level
+    ).map(
+        lambda deep: (
+            request_line("proofs.check", expression_request(deep_expression(*deep))),
+            fails_with(codes.TOO_DEEP),
+        )
+    ),
+    mixed_batches(),
+)
+
+
+def exchange_checked(server: PlannerClient, messages: list[tuple[bytes, Check | None]]) -> None:
+    """`exchange`, and each hostile message's reply meets its class's promise."""
+    server.send_raw(*(line for message, _ in messages for line in (message, SENTINEL)))
+    for _, check in messages:
+        replies = []
+        while True:
+            reply = server.receive()
+            if isinstance(reply, dict) and reply.get("id") == "sentinel":
+                break
+            replies.append(reply)
+        for reply in replies:
+            for item in reply if isinstance(reply, list) else [reply]:
+                assert_well_formed(item)
+        if check is not None:
+            assert len(replies) == 1, replies
+            check(replies[0])
+    assert server.process is not None and server.process.poll() is None
+
+
+@pytest.fixture(scope="module")
+def soak_server() -> Iterator[PlannerClient]:
+    client = PlannerClient(
+        "--max-bytes", str(SOAK_MAX_BYTES), "--timeout", str(SOAK_TIMEOUT), timeout=REPLY_TIMEOUT
+    )
+    for method, params in sorted(VALID_PARAMS.items()):
+        client.call(method, params)
+    yield client
+    assert client.close() == 0
+
+
 @pytest.mark.slow
 @pytest.mark.skipif(os.environ.get("HYPOTHESIS_PROFILE") != "soak", reason="10,000 messages: make soak")
 @settings(max_examples=100)  # 10,000 messages
-@given(st.lists(fuzzed_messages, min_size=100, max_size=100))
-def test_fuzzed_requests_soak(server: PlannerClient, messages: list[bytes]) -> None:
-    before = rss_kb(server)
-    exchange(server, messages)
-    assert rss_kb(server) - before <= RSS_GROWTH_LIMIT_KB
+@given(
+    st.lists(
+        fuzzed_messages.map(lambda message: (message, None)) | hostile_messages, min_size=100, max_size=100
+    )
+)
+def test_fuzzed_and_hostile_requests_soak(
+    soak_server: PlannerClient, messages: list[tuple[bytes, Check | None]]
+) -> None:
+    """Fuzzed messages mixed with every hostile class: typed answers, the service alive, memory bounded."""
+    before = rss_kb(soak_server)
+    exchange_checked(soak_server, messages)
+    assert rss_kb(soak_server) - before <= RSS_GROWTH_LIMIT_KB
 
 
 def test_memory_stays_bounded_after_all_traffic(served: Served) -> None:

@@ -117,7 +117,6 @@ def _negations(depth: int) -> str:
     [
         _negations(MAX_EXPRESSION_DEPTH + 1),
         "min(n0, " * (MAX_EXPRESSION_DEPTH + 1) + "n0" + ")" * (MAX_EXPRESSION_DEPTH + 1),
-        "(" * 250 + "n0" + ")" * 250,  # beyond the Python parser's own parenthesis limit
         "n0" + " + n0" * 800,  # a left-leaning chain 800 levels deep
     ],
 )
@@ -129,9 +128,17 @@ def test_an_expression_beyond_the_depth_limit_is_too_deep(expr: str) -> None:
     assert len(reply["error"]["message"]) < 600
 
 
+def test_parentheses_beyond_the_parsers_limit_are_too_deep() -> None:
+    expr = "(" * 201 + "n0" + ")" * 201
+    reply = rpc(request("proofs.check", {**PROOF, "expr": expr}), Limits(max_bytes=1 << 16))
+    assert error_code(reply) == codes.TOO_DEEP
+    assert "200 parentheses" in reply["error"]["message"]
+
+
 def test_an_expression_at_the_depth_limit_is_checked() -> None:
     even = _negations(MAX_EXPRESSION_DEPTH if MAX_EXPRESSION_DEPTH % 2 == 0 else MAX_EXPRESSION_DEPTH - 1)
-    reply = rpc(request("proofs.check", {**PROOF, "expr": even}))
+    parenthesised = "(" * 200 + even + ")" * 200  # parentheses alone add no level
+    reply = rpc(request("proofs.check", {**PROOF, "expr": parenthesised}), Limits(max_bytes=1 << 16))
     assert [r["status"] for r in reply["result"]["results"]] == ["proven", "proven"]
 
 

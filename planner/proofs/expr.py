@@ -18,6 +18,7 @@ MinMax: TypeAlias = Literal["min", "max"]
 
 MAX_EXPRESSION_CHARS = 4096
 MAX_EXPRESSION_DEPTH = 64
+_PARENTHESES_LIMIT = 200  # CPython's parser refuses deeper parentheses (which alone add no level)
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,9 +60,9 @@ class ExpressionError(ValueError):
 class ExpressionTooDeep(ExpressionError):
     """The expression nests deeper than `MAX_EXPRESSION_DEPTH` (a request limit, not a grammar error)."""
 
-    def __init__(self, source: str) -> None:
+    def __init__(self, source: str, limit: str = f"the {MAX_EXPRESSION_DEPTH}-level limit") -> None:
         shown = source if len(source) <= 80 else f"{source[:80]}... ({len(source)} characters)"
-        super().__init__(f"expression nests deeper than the {MAX_EXPRESSION_DEPTH}-level limit: {shown!r}")
+        super().__init__(f"expression nests deeper than {limit}: {shown!r}")
 
 
 _AST_OPERATORS: dict[type[ast.operator], BinaryOperator] = {
@@ -97,7 +98,7 @@ def _parse_text(source: str) -> Expr:
         raise ExpressionTooDeep(source) from None
     except SyntaxError as exc:
         if "too many nested parentheses" in str(exc):
-            raise ExpressionTooDeep(source) from None
+            raise ExpressionTooDeep(source, f"the parser's {_PARENTHESES_LIMIT} parentheses") from None
         raise ExpressionError(f"not an expression: {source!r}") from exc
     except ValueError as exc:
         raise ExpressionError(f"not an expression: {source!r}") from exc
