@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import textwrap
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 
@@ -42,6 +43,7 @@ class P:
 {body}
 """
 PRINTED_READ = "wt = pl.tile.load(w, [n0, 0], [{window}, 512], target_memory=pl.Mem.Mat)"
+WINDOW = 256  # rows each program reads
 FORMS = {"source": (SOURCE, SOURCE_READ, 8), "printed": (PRINTED, PRINTED_READ, 8)}
 
 
@@ -70,126 +72,92 @@ def carried(step: int) -> str:
     return f"n0: pl.Scalar[pl.INDEX] = 0\nfor k in pl.range(4):\n    READ\n    n0 = n0 + {step}\n"
 
 
-# (body, tensor rows, window rows, options, expected code, words the diagnostic must hold)
+class Program(NamedTuple):
+    """A function body reading `n0` (at `READ`), the NZ tensor's rows, and `--option` pairs."""
+
+    body: str
+    rows: int = 1024
+    options: tuple[str, ...] = ()
+
+
+# program, expected code, words the diagnostic must hold
 REFUSED = {
-    "int32-product-wraps": (
-        product("INT32"),
-        1024,
-        256,
-        (),
-        "nz.offset_unprovable_sign",
-        "m = 1 gives n0 = -256",
-    ),
+    "int32-product-wraps": (Program(product("INT32")), "nz.offset_unprovable_sign", "m = 1 gives n0 = -256"),
     "truncating-remainder": (
-        lanes("((nb - 1) % 2) * 256"),
-        1024,
-        256,
-        (),
+        Program(lanes("((nb - 1) % 2) * 256")),
         "nz.offset_unprovable_sign",
         "with truncating `%`, nb = 0 gives n0 = -256",
     ),
     "truncating-remainder-trunc-option": (
-        lanes("((nb - 1) % 2) * 256"),
-        1024,
-        256,
-        ("division=trunc",),
+        Program(lanes("((nb - 1) % 2) * 256"), options=("division=trunc",)),
         "nz.offset_unprovable_sign",
         "with truncating `%`, nb = 0 gives n0 = -256",
     ),
     "truncating-quotient": (
-        lanes("-256 * ((nb - 2) // 2) - 256"),
-        1024,
-        256,
-        (),
+        Program(lanes("-256 * ((nb - 2) // 2) - 256")),
         "nz.offset_unprovable_sign",
         "with truncating `//`, nb = 1 gives n0 = -256",
     ),
     "unsigned-zero-extended": (
-        unsigned(240, "0 - u"),
-        1024,
-        256,
-        (),
+        Program(unsigned(240, "0 - u")),
         "nz.offset_unprovable_sign",
         "with unsigned values zero-extended",
     ),
-    "carried-misaligned": (carried(8), 512, 256, (), "nz.offset_unprovable_multiple", "k = 1 gives"),
+    "carried-misaligned": (Program(carried(8), rows=512), "nz.offset_unprovable_multiple", "k = 1 gives"),
     "lanes-past-the-end": (
-        lanes("nb * 256", 8),
-        1024,
-        256,
-        (),
+        Program(lanes("nb * 256", 8)),
         "nz.window_out_of_bounds",
         "runs past the tensor's 1024 elements on the smallest launch: nb = ",
     ),
 }
 PLANNED = {
-    "64-bit-product": (product("INT64"), 1024, 256, ()),
-    "non-negative-dividend": (lanes("((nb + 1) % 2) * 256"), 1024, 256, ()),
-    "floor-division": (lanes("((nb - 1) % 2) * 256"), 1024, 256, ("division=floor",)),
-    "floor-quotient": (lanes("-256 * ((nb - 2) // 2) - 256"), 1024, 256, ("division=floor",)),
-    "unsigned-small": (unsigned(16, "u * 16"), 1024, 256, ()),
-    "carried-aligned": (carried(16), 512, 256, ()),
-    "lanes-that-fit": (lanes("nb * 256", 4), 1024, 256, ()),
+    "64-bit-product": Program(product("INT64")),
+    "non-negative-dividend": Program(lanes("((nb + 1) % 2) * 256")),
+    "floor-division": Program(lanes("((nb - 1) % 2) * 256"), options=("division=floor",)),
+    "floor-quotient": Program(lanes("-256 * ((nb - 2) // 2) - 256"), options=("division=floor",)),
+    "unsigned-small": Program(unsigned(16, "u * 16")),
+    "carried-aligned": Program(carried(16), rows=512),
+    "lanes-that-fit": Program(lanes("nb * 256", 4)),
 }
 
 
-def write(tmp_path: Path, form: str, body: str, rows: int, window: int) -> Path:
+def plan(capsys: pytest.CaptureFixture[str], tmp_path: Path, form: str, program: Program) -> tuple[int, str]:
+    """Write `program` in `form` and run `planner plan` on it: the exit code and stderr."""
     template, read, indent = FORMS[form]
-    text = textwrap.indent(body.replace("READ", read.format(window=window)), " " * indent)
+    text = textwrap.indent(program.body.replace("READ", read.format(window=WINDOW)), " " * indent)
     path = tmp_path / f"{form}.py"
-    path.write_text(template.format(rows=rows, window=window, body=text.rstrip("\n")))
-    return path
-
-
-def plan(capsys: pytest.CaptureFixture[str], path: Path, options: tuple[str, ...]) -> tuple[int, str]:
+    path.write_text(template.format(rows=program.rows, window=WINDOW, body=text.rstrip("\n")))
     argv = ["plan", str(path), "-o", str(path.with_suffix(".out"))]
-    for option in options:
+    for option in program.options:
         argv += ["--option", option]
     code = main(argv)
     return code, capsys.readouterr().err
 
 
 @pytest.mark.parametrize("form", FORMS)
-@pytest.mark.parametrize(
-    ("body", "rows", "window", "options", "code", "words"), REFUSED.values(), ids=REFUSED
-)
+@pytest.mark.parametrize(("program", "code", "words"), REFUSED.values(), ids=REFUSED)
 def test_each_program_is_refused_naming_the_reading_and_the_counterexample(
-    capsys: pytest.CaptureFixture[str],
-    tmp_path: Path,
-    form: str,
-    body: str,
-    rows: int,
-    window: int,
-    options: tuple[str, ...],
-    code: str,
-    words: str,
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, form: str, program: Program, code: str, words: str
 ) -> None:
-    exit_code, err = plan(capsys, write(tmp_path, form, body, rows, window), options)
+    exit_code, err = plan(capsys, tmp_path, form, program)
     assert exit_code == 1
     assert f"error: [{code}]" in err and words in err
     assert "note: counterexample:" in err
 
 
 @pytest.mark.parametrize("form", FORMS)
-@pytest.mark.parametrize(("body", "rows", "window", "options"), PLANNED.values(), ids=PLANNED)
+@pytest.mark.parametrize("program", PLANNED.values(), ids=PLANNED)
 def test_each_control_version_plans(
-    capsys: pytest.CaptureFixture[str],
-    tmp_path: Path,
-    form: str,
-    body: str,
-    rows: int,
-    window: int,
-    options: tuple[str, ...],
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, form: str, program: Program
 ) -> None:
-    exit_code, err = plan(capsys, write(tmp_path, form, body, rows, window), options)
-    assert (exit_code, err) == (0, "")
+    assert plan(capsys, tmp_path, form, program) == (0, "")
 
 
 @pytest.mark.parametrize("value", ["round", "Floor", ""])
 def test_an_unknown_division_is_a_typed_error(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, value: str
 ) -> None:
-    path = write(tmp_path, "source", *PLANNED["floor-division"][:3])
-    exit_code, err = plan(capsys, path, (f"division={value}",))
+    program = PLANNED["floor-division"]._replace(options=(f"division={value}",))
+    exit_code, err = plan(capsys, tmp_path, "source", program)
     assert exit_code == 2
     assert f"error: [adapter.pypto.bad_option] unknown division {value!r}" in err

@@ -31,7 +31,6 @@ from planner.testing.oracles.arith_domains import (
     MAX_ORACLE_BITS,
     Assignments,
     OracleLimitExceeded,
-    assignment_table,
     assignments,
     binding_types,
     expressions,
@@ -159,7 +158,7 @@ def admits(
     limit: int = DEFAULT_LIMIT,
 ) -> bool:
     """Whether `env` (naming every bound and read name) is an admissible assignment under `reading`."""
-    table = assignment_table(
+    table = assignments(
         bindings, index_bits=index_bits, target=target, extra_names=sorted(env), limit=limit, reading=reading
     )
     if set(table.names) != set(env):
@@ -182,7 +181,7 @@ def _exhaust(
 ) -> OracleOutcome:
     count = 0
     for reading in readings:
-        table = assignment_table(
+        table = assignments(
             bindings, index_bits=index_bits, target=target, extra_names=names, limit=limit, reading=reading
         )
         broken = np.flatnonzero(breaks(table, reading))

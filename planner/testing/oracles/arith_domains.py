@@ -82,7 +82,7 @@ class _Ranges:
     step: Column
 
 
-def assignment_table(
+def assignments(
     bindings: Sequence[Binding],
     *,
     index_bits: int,
@@ -91,7 +91,7 @@ def assignment_table(
     limit: int = DEFAULT_LIMIT,
     reading: OracleReading = IR_READING,
 ) -> Assignments:
-    """Every admissible assignment of a binding list under one reading.
+    """Every admissible assignment of a binding list under one reading (iterating gives `{name: int}`).
 
     Names in `extra_names` or read by a binding without being bound are unconstrained INDEX
     values. Raises `OracleLimitExceeded` when a width exceeds 16 bits or a full enumeration
@@ -110,22 +110,6 @@ def assignment_table(
     for binding in bindings:
         grower.grow(binding.name, grower.admitted(binding, lanes, by_name))
     return Assignments(tuple(grower.columns), grower.columns, grower.size)
-
-
-def assignments(
-    bindings: Sequence[Binding],
-    *,
-    index_bits: int,
-    target: str | None = None,
-    extra_names: Sequence[str] = (),
-    limit: int = DEFAULT_LIMIT,
-    reading: OracleReading = IR_READING,
-) -> Iterator[dict[str, int]]:
-    """Every admissible assignment as `{name: int}`, in enumeration order (see `assignment_table`)."""
-    table = assignment_table(
-        bindings, index_bits=index_bits, target=target, extra_names=extra_names, limit=limit, reading=reading
-    )
-    return iter(table)
 
 
 def expressions(binding: Binding) -> tuple[int | str, ...]:
