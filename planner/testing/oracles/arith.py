@@ -158,15 +158,18 @@ def admits(
     limit: int = DEFAULT_LIMIT,
 ) -> bool:
     """Whether `env` (naming every bound and read name) is an admissible assignment under `reading`."""
-    table = assignments(
+    every = assignments(
         bindings, index_bits=index_bits, target=target, extra_names=sorted(env), limit=limit, reading=reading
     )
-    if set(table.names) != set(env):
-        return False
-    same = np.ones(table.size, dtype=bool)
-    for name, value in env.items():
-        same &= table.columns[name] == value
-    return bool(same.any())
+    for table in every.tables():
+        if set(table.names) != set(env):
+            return False
+        same = np.ones(table.size, dtype=bool)
+        for name, value in env.items():
+            same &= table.columns[name] == value
+        if same.any():
+            return True
+    return False
 
 
 def _exhaust(
@@ -181,14 +184,15 @@ def _exhaust(
 ) -> OracleOutcome:
     count = 0
     for reading in readings:
-        table = assignments(
+        every = assignments(
             bindings, index_bits=index_bits, target=target, extra_names=names, limit=limit, reading=reading
         )
-        broken = np.flatnonzero(breaks(table, reading))
-        if broken.size:
-            first = int(broken[0])
-            return OracleOutcome(False, table.row(first), count + first + 1, reading)
-        count += table.size
+        for table in every.tables():
+            broken = np.flatnonzero(breaks(table, reading))
+            if broken.size:
+                first = int(broken[0])
+                return OracleOutcome(False, table.row(first), count + first + 1, reading)
+            count += table.size
     return OracleOutcome(True, None, count)
 
 

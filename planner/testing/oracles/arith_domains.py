@@ -1,13 +1,16 @@
-"""The arithmetic oracle's admissible assignments: every value each binding admits, as one table.
+"""The arithmetic oracle's admissible assignments: every value each binding admits, as tables.
 
 Bindings are read in order (docs/design/protocol.md): each one's values may depend on the
-names bound before it, so the table grows binding by binding: every row so far is repeated
+names bound before it, so a table grows binding by binding: every row so far is repeated
 once per value the next binding admits under that row. A binding's values always form an
 arithmetic range per row (a single value for an assignment or an induction, `start <= v <
 stop` stepping by `step` for a loop, a dtype's whole range where nothing constrains it), so
-one growth step is a few numpy operations however many rows there are. Rows come out in the
-order a depth-first enumeration would visit them: names read but never bound first (as
-INDEX values), then the bindings.
+one growth step is a few numpy operations however many rows there are.
+
+Growth goes depth first over slices of at most `CHUNK` rows, so the complete assignments come
+out as a sequence of tables, lazily, in the order a depth-first enumeration would visit them
+(names read but never bound first, as INDEX values, then the bindings): a caller that stops
+at the first assignment breaking a goal never builds the rest.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ from planner.testing.oracles.arith_values import IR_READING, Column, OracleReadi
 
 MAX_ORACLE_BITS = 16
 DEFAULT_LIMIT = 1_000_000
+CHUNK = 1 << 16  # rows per growth step: bounds the memory, and the work past a first counterexample
 
 parse = lru_cache(maxsize=4096)(parse_expr)  # every example re-reads its binding expressions
 
@@ -90,26 +94,21 @@ def assignments(
     extra_names: Sequence[str] = (),
     limit: int = DEFAULT_LIMIT,
     reading: OracleReading = IR_READING,
-) -> Assignments:
+) -> Enumeration:
     """Every admissible assignment of a binding list under one reading (iterating gives `{name: int}`).
 
     Names in `extra_names` or read by a binding without being bound are unconstrained INDEX
-    values. Raises `OracleLimitExceeded` when a width exceeds 16 bits or a full enumeration
-    would visit more than `limit` partial assignments (the root, and every row of every step).
+    values. Raises `OracleLimitExceeded` at once when a width exceeds 16 bits, and while
+    enumerating once more than `limit` partial assignments (every row of every growth step)
+    have been visited.
     """
     types = binding_types(bindings, index_bits)
     if max([index_bits, *(bits for bits, _ in types.own.values())]) > MAX_ORACLE_BITS:
         raise OracleLimitExceeded(f"the oracle enumerates widths up to {MAX_ORACLE_BITS} bits only")
     read = set(extra_names).union(*(free_names(parse(e)) for b in bindings for e in expressions(b)))
-    unbound = sorted(read - set(types.own))
-    grower = _Grower(types, reading, limit)
-    for name in unbound:
-        grower.grow(name, grower.every(index_bits, True))
+    steps: list[str | Binding] = [*sorted(read - set(types.own)), *bindings]
     lanes = None if target is None else ASCEND_TARGETS[target].max_block_count
-    by_name = {binding.name: binding for binding in bindings}
-    for binding in bindings:
-        grower.grow(binding.name, grower.admitted(binding, lanes, by_name))
-    return Assignments(tuple(grower.columns), grower.columns, grower.size)
+    return Enumeration(steps, types, reading, limit, lanes)
 
 
 def expressions(binding: Binding) -> tuple[int | str, ...]:
@@ -126,26 +125,74 @@ def expressions(binding: Binding) -> tuple[int | str, ...]:
     return ()
 
 
-class _Grower:
-    """The table so far, and the step that adds one name's column."""
+class Enumeration:
+    """The admissible assignments of one binding list under one reading, built as they are read."""
 
-    def __init__(self, types: BindingTypes, reading: OracleReading, limit: int) -> None:
-        self.types, self.reading, self.limit = types, reading, limit
+    def __init__(
+        self,
+        steps: Sequence[str | Binding],
+        types: BindingTypes,
+        reading: OracleReading,
+        limit: int,
+        lanes: int | None,
+    ) -> None:
+        self.steps = steps  # an unbound name (any INDEX value) or a binding, in enumeration order
+        self.types, self.reading, self.limit, self.lanes = types, reading, limit, lanes
+        self.by_name = {step.name: step for step in steps if not isinstance(step, str)}
         self.columns: dict[str, Column] = {}
         self.size = 1
         self.visited = 1
 
-    def grow(self, name: str, ranges: _Ranges) -> None:
+    def __iter__(self) -> Iterator[dict[str, int]]:
+        return (row for table in self.tables() for row in table)
+
+    def tables(self) -> Iterator[Assignments]:
+        """Every admissible assignment, as consecutive tables of at most `CHUNK` rows (more only
+        where a single partial assignment alone admits more values)."""
+        self.columns, self.size, self.visited = {}, 1, 1
+        return self._grow(0)
+
+    def _grow(self, level: int) -> Iterator[Assignments]:
+        if level == len(self.steps):
+            yield Assignments(tuple(self.columns), self.columns, self.size)
+            return
+        step = self.steps[level]
+        if isinstance(step, str):
+            name, ranges = step, self.every(self.types.index, True)
+        else:
+            name, ranges = step.name, self.admitted(step)
         counts = np.maximum(0, -((ranges.start - ranges.stop) // ranges.step))
-        total = int(counts.sum())
+        ends = np.cumsum(counts)
+        parent = self.columns
+        first = 0
+        while first < len(counts):
+            before = int(ends[first - 1]) if first else 0
+            last = max(first + 1, int(np.searchsorted(ends, before + CHUNK, side="right")))
+            total = int(ends[last - 1]) - before
+            if total:
+                self._expand(name, parent, ranges, counts, first, last, total)
+                yield from self._grow(level + 1)
+            first = last
+
+    def _expand(
+        self,
+        name: str,
+        parent: Mapping[str, Column],
+        ranges: _Ranges,
+        counts: Column,
+        first: int,
+        last: int,
+        total: int,
+    ) -> None:
+        """The table of rows `first:last` of `parent`, each repeated once per value it admits."""
         self.visited += total
         if self.visited > self.limit:
             raise OracleLimitExceeded(f"more than {self.limit} assignments to enumerate")
-        rows = np.repeat(np.arange(self.size), counts)
-        within = np.arange(total) - np.repeat(np.cumsum(counts) - counts, counts)
-        values = ranges.start[rows] + ranges.step[rows] * within
-        self.columns = {existing: column[rows] for existing, column in self.columns.items()}
-        self.columns[name] = values
+        span = counts[first:last]
+        rows = first + np.repeat(np.arange(last - first), span)
+        within = np.arange(total) - np.repeat(np.cumsum(span) - span, span)
+        self.columns = {existing: column[rows] for existing, column in parent.items()}
+        self.columns[name] = ranges.start[rows] + ranges.step[rows] * within
         self.size = total
 
     def every(self, bits: int, signed: bool, low: int | None = None, high: int | None = None) -> _Ranges:
@@ -165,7 +212,7 @@ class _Grower:
         computed = compute(parse(source), self.columns, self.types, self.types.index, self.reading, self.size)
         return convert(computed.value, bits, signed, self.reading).number, computed.defined
 
-    def admitted(self, binding: Binding, lanes: int | None, by_name: Mapping[str, Binding]) -> _Ranges:
+    def admitted(self, binding: Binding) -> _Ranges:
         """The values a binding admits under each row (docs/design/protocol.md)."""
         bits, signed = self.types(binding.name)
         every = self.every(bits, signed)
@@ -185,14 +232,14 @@ class _Grower:
                 past_last = np.maximum(0, np.minimum(lanes_here, every.stop))
                 return self._where(defined, self._ranges(first_lane, past_last), every)
             case InductionBinding(init=init, step=step, loop=loop):
-                count, counted = self._iteration(by_name[loop])
+                count, counted = self._iteration(self.by_name[loop])
                 (first, a), (stride, b) = self.value_of(init, bits, signed), self.value_of(step, bits, signed)
                 value = typed(first + stride * count, bits, signed).number
                 return self._where(counted & a & b, self._ranges(value, value + 1), every)
             case BlockIdxBinding():
-                return self.every(bits, signed, 0, None if lanes is None else lanes - 1)
+                return self.every(bits, signed, 0, None if self.lanes is None else self.lanes - 1)
             case BlockNumBinding():
-                return self.every(bits, signed, 0, lanes)
+                return self.every(bits, signed, 0, self.lanes)
             case ParamBinding(min=low, max=high):
                 return self.every(bits, signed, low, high)
             case IterArgBinding():

@@ -101,11 +101,32 @@ def _domain_of_assign(expr: int | str, bits: int) -> int:
     return 1 << bits if isinstance(expr, str) and ("//" in expr or "%" in expr) else 1
 
 
-def _domain_of_range(start: int | str, stop: int | str, step: int | str, bits: int) -> int:
-    """Values a loop admits (its constant bounds already fit its dtype)."""
-    if isinstance(start, int) and isinstance(stop, int) and isinstance(step, int) and step > 0:
-        return max(len(range(start, stop, step)), 1)
-    return 1 << bits
+def _domain_of_range(
+    start: int | str, stop: int | str, step: int | str, bits: int, index_bits: int, signed: bool
+) -> int:
+    """Values a loop admits. Its bounds are literals, INDEX values cast to the loop's dtype, so a
+    step of 256 at an 8-bit index is 0 and leaves the loop unconstrained."""
+    if not (isinstance(start, int) and isinstance(stop, int) and isinstance(step, int)):
+        return 1 << bits
+    first, end, stride = (_literal_as(value, bits, index_bits, signed) for value in (start, stop, step))
+    return max(-((first - end) // stride), 1) if stride > 0 else 1 << bits
+
+
+def _counts_iterations(loop: Binding, index_bits: int) -> bool:
+    """Whether a loop's current value gives an iteration number: an SPMD lane does, a `for` only
+    with a literal positive step (a step the oracle may read as 0 or less leaves it unconstrained)."""
+    if not isinstance(loop, ForBinding):
+        return True
+    own = index_bits if loop.bits is None else loop.bits
+    return isinstance(loop.step, int) and _literal_as(loop.step, own, index_bits, loop.is_signed) > 0
+
+
+def _literal_as(value: int, bits: int, index_bits: int, signed: bool) -> int:
+    """An int literal as a `bits`-wide binding reads it: wrapped at the index width, then cast."""
+    top = 1 << (index_bits - 1)
+    as_index = (value + top) % (1 << index_bits) - top
+    pattern = as_index % (1 << bits)
+    return pattern - (1 << bits) if signed and pattern >= 1 << (bits - 1) else pattern
 
 
 def _declared(value: int | str, bits: int, signed: bool) -> int | str:
@@ -158,6 +179,8 @@ def _binding(draw: st.DrawFn, name: str, earlier: Sequence[Binding], bits: int, 
         step = _operand(draw, _LOOP_STEPS | st.integers(-16, 16), names, own)
         loop = draw(st.sampled_from(loops))
         domain = max(_domain_of_assign(init, own), _domain_of_assign(step, own))
+        if not _counts_iterations(next(b for b in earlier if b.name == loop), bits):
+            domain = 1 << own  # the loop's value is unconstrained, and so is the induction
         return _Drawn(InductionBinding(name=name, init=init, step=step, loop=loop, **typed), domain)
     if kind == "for":
         start = _declared(_operand(draw, _LOOP_STARTS, names, own), own, signed)
@@ -167,7 +190,7 @@ def _binding(draw: st.DrawFn, name: str, earlier: Sequence[Binding], bits: int, 
         stop_or_symbolic = _declared(_operand(draw, st.just(stop), names, own), own, signed)
         return _Drawn(
             ForBinding(name=name, start=start, stop=stop_or_symbolic, step=step, **typed),
-            _domain_of_range(start, stop_or_symbolic, step, own),
+            _domain_of_range(start, stop_or_symbolic, step, own, bits, signed),
         )
     if kind == "spmd":
         extent = _declared(_operand(draw, _EXTENTS, names, own), own, signed)
