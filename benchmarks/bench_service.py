@@ -3,13 +3,16 @@
 Round trips: median and p99 of a 10-op `kernelcfg.resolve`, a one-load `layout.plan` with
 symbolic offsets (four proof obligations) and the same load at constant offsets (no
 obligations: what is left is service and planner overhead), against `planner.version`
-(the transport floor) measured in the same server. Target: <= 1 ms on stdio. The same
-10-op resolve over HTTP on one keep-alive connection. Hostile input: the time from sending a
-4 MB line of escaped quotes to its typed refusal (target <= 0.2 s). Concurrency: HTTP
-requests per second with 16 clients at once against 1 client, in the same server (target:
-16 clients answer at least as fast as 1, i.e. concurrency never costs throughput). Cold
-start: median of `planner --help` (target <= 0.3 s) against `python -c pass` in the same run.
-Each target ends in one line, `target ...: met` or `target ...: MISSED`, with the figure.
+(the transport floor) measured in the same server. The resolve and the version ping are
+answered in the service's own process (planner/service/bounded.py): the slowest such
+request a targeted search finds must stay within the 0.2 s grace a worker gets past its
+deadline. Target: <= 1 ms on stdio. The same 10-op resolve over HTTP on one keep-alive
+connection. Hostile input: the time from sending a 4 MB line of escaped quotes to its
+typed refusal (target <= 0.2 s). Concurrency: HTTP requests per second with 16 clients at
+once against 1 client, in the same server (target: 16 clients answer at least as fast as
+1, so concurrency never costs throughput). Cold start: median of `planner --help` (target
+<= 0.3 s) against `python -c pass` in the same run. Each target ends in one line,
+`target ...: met` or `target ...: MISSED`, with the figure.
 """
 
 from __future__ import annotations
@@ -164,6 +167,46 @@ def in_process(method: str, params: dict[str, Any]) -> list[float]:
     return samples[ROUND_TRIPS:]  # the first half warms caches
 
 
+def worst_bounded_request(examples: int = 1000) -> tuple[float, float]:
+    """The slowest request the stdio face answers inline that a targeted search finds: its first
+    timing and the median of five more (the bound it must stay under is the workers' grace)."""
+    from hypothesis import HealthCheck, Phase, given, settings
+    from hypothesis import strategies as st
+    from hypothesis import target as aim
+
+    from planner.service.bounded import MAX_OPS, bounded
+    from planner.service.methods import answer
+    from planner.testing.strategies.kernels import kernel_requests
+
+    worst: list[Any] = [0.0, None]
+
+    @settings(
+        max_examples=examples,
+        deadline=None,
+        database=None,
+        phases=[Phase.generate, Phase.target],
+        suppress_health_check=list(HealthCheck),
+    )
+    @given(kernel_requests(max_ops=MAX_OPS, max_dfbs=8), st.booleans())
+    def search(request: Any, explain: bool) -> None:
+        params = request.model_copy(update={"explain": explain}).model_dump(mode="json")
+        assert bounded("kernelcfg.resolve", params)
+        started = time.perf_counter()
+        answer("kernelcfg.resolve", params, None)
+        seconds = time.perf_counter() - started
+        aim(seconds)
+        if seconds > worst[0]:
+            worst[:] = [seconds, params]
+
+    search()
+    again = []
+    for _ in range(5):
+        started = time.perf_counter()
+        answer("kernelcfg.resolve", worst[1], None)
+        again.append(time.perf_counter() - started)
+    return worst[0], statistics.median(again)
+
+
 def target(what: str, met: bool, measured: str) -> None:
     print(f"target {what}: {'met' if met else 'MISSED'} ({measured})")
 
@@ -193,6 +236,9 @@ def main() -> int:
     print(f"  proof share of layout.plan symbolic: {(symbolic - constant) * 1e3:.3f} ms")
     resolve_alone = statistics.median(in_process("kernelcfg.resolve", KERNEL))
     print(f"  kernelcfg.resolve answered in this process, no transport: {resolve_alone * 1e3:.3f} ms")
+    first, again = worst_bounded_request()
+    print(f"  slowest inline-answered kernelcfg.resolve a targeted search found: {first * 1e3:.1f} ms")
+    print(f"  (the same request again, median of 5: {again * 1e3:.1f} ms)")
     print(f"4 MB hostile line to its typed refusal, {HOSTILE_REPEATS} times")
     report("reject", hostile)
     resolve = json.dumps(
@@ -213,6 +259,7 @@ def main() -> int:
     over_stdio = statistics.median(timings["kernelcfg.resolve"])
     target("stdio 10-op kernelcfg.resolve median <= 1 ms", over_stdio <= 1e-3, f"{over_stdio * 1e3:.3f} ms")
     print(f"reported HTTP 10-op kernelcfg.resolve median: {statistics.median(over_http) * 1e3:.3f} ms")
+    target("slowest inline answer within the workers' 0.2 s grace", first <= 0.2, f"{first * 1e3:.1f} ms")
     rejected = statistics.median(hostile)
     target("4 MB hostile line refused <= 0.2 s", rejected <= 0.2, f"median {rejected:.3f} s")
     ratio = together / alone

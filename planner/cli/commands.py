@@ -59,7 +59,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
             check_bind(address, args.allow_remote)
         from planner.service.workers import WorkerPool
 
-        with WorkerPool(args.workers if args.http is not None else 1) as pool:
+        with WorkerPool(args.workers if args.http is not None else 1, inline=args.http is None) as pool:
             if args.http is not None:
                 serve_http(address, bounds, pool.run, args.read_timeout, sys.stderr)
             else:

@@ -27,6 +27,7 @@ from typing import Any
 
 from planner.contract import RequestError
 from planner.service import codes
+from planner.service.bounded import bounded
 from planner.service.methods import METHODS, JsonObject, answer
 
 GRACE = 0.2  # seconds a worker may run past the deadline before it is replaced
@@ -124,9 +125,15 @@ class Worker:
 
 
 class WorkerPool:
-    """`size` workers shared by the service's connections; `run` is the service's `Runner`."""
+    """`size` workers shared by the service's connections; `run` is the service's `Runner`.
 
-    def __init__(self, size: int) -> None:
+    With `inline`, requests whose work is `bounded` are answered in this process instead
+    (the stdio face, one message at a time; threads of the HTTP face would contend for the
+    interpreter lock, so it keeps every request in the workers).
+    """
+
+    def __init__(self, size: int, *, inline: bool = False) -> None:
+        self._inline = inline
         context = multiprocessing.get_context("forkserver")
         context.set_forkserver_preload(_preloaded_modules())
         self._idle: queue.Queue[Worker] = queue.Queue()
@@ -135,6 +142,8 @@ class WorkerPool:
 
     def run(self, method: object, params: object, deadline: float | None) -> JsonObject | RequestError:
         """Answer on the first idle worker; waiting for one counts against the deadline."""
+        if self._inline and bounded(method, params):
+            return answer(method, params, deadline)
         try:
             wait = None if deadline is None else max(0.0, deadline - time.monotonic())
             worker = self._idle.get(timeout=wait)

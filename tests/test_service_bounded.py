@@ -1,0 +1,77 @@
+"""Which requests the stdio face answers in its own process, and that they answer as a worker would."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis_budget import lowered
+
+from planner.budget import deadline_after
+from planner.service import codes
+from planner.service.bounded import MAX_BYTES, MAX_DFBS, MAX_OPS, bounded
+from planner.service.workers import WorkerPool
+from planner.testing.strategies.kernels import kernel_requests
+
+KERNEL: dict[str, Any] = json.loads(
+    (Path(__file__).resolve().parent.parent / "examples" / "json" / "kernelcfg-resolve.json").read_text()
+)["params"]
+
+
+def kernel(ops: int, dfbs: int = 2) -> dict[str, Any]:
+    """`ops` copies of the example's first op over `dfbs` buffers."""
+    first = KERNEL["ops"][0]
+    return {
+        **KERNEL,
+        "dfbs": [{"index": i, "dtype": "f32"} for i in range(dfbs)],
+        "ops": [{**first, "id": f"op{i}"} for i in range(ops)],
+    }
+
+
+@pytest.mark.parametrize(
+    ("method", "params", "inline"),
+    [
+        ("planner.version", {}, True),
+        ("kernelcfg.resolve", kernel(MAX_OPS), True),
+        ("kernelcfg.resolve", kernel(MAX_OPS + 1), False),
+        ("kernelcfg.resolve", kernel(1, MAX_DFBS + 1), False),
+        ("kernelcfg.resolve", {**kernel(1), "function": "f" * MAX_BYTES}, False),
+        ("planner.version", {"junk": "x" * MAX_BYTES}, False),
+        ("kernelcfg.resolve", {"ops": "not a list"}, False),
+        ("kernelcfg.resolve", [1], False),
+        ("proofs.check", {"expr": "1"}, False),  # Z3 underneath: always a worker
+        ("layout.plan", {}, False),
+    ],
+)
+def test_only_requests_with_bounded_work_are_answered_inline(method: str, params: Any, inline: bool) -> None:
+    assert bounded(method, params) is inline
+
+
+@pytest.fixture(scope="module")
+def pools() -> Iterator[tuple[WorkerPool, WorkerPool]]:
+    with WorkerPool(1, inline=True) as inline, WorkerPool(1) as workers:
+        yield inline, workers
+
+
+@settings(max_examples=lowered(20))
+@given(kernel_requests(max_ops=MAX_OPS, max_dfbs=4), st.booleans())
+def test_an_inline_answer_is_the_workers_answer(
+    pools: tuple[WorkerPool, WorkerPool], kernel_request: Any, explain: bool
+) -> None:
+    params = kernel_request.model_copy(update={"explain": explain}).model_dump(mode="json")
+    assert bounded("kernelcfg.resolve", params)
+    inline, workers = pools
+    deadline = deadline_after(30)
+    answered_inline = inline.run("kernelcfg.resolve", params, deadline)
+    assert answered_inline == workers.run("kernelcfg.resolve", params, deadline)
+
+
+def test_an_inline_answer_past_its_deadline_is_a_timeout(pools: tuple[WorkerPool, WorkerPool]) -> None:
+    inline, _ = pools
+    outcome = inline.run("kernelcfg.resolve", kernel(MAX_OPS), deadline_after(0))
+    assert getattr(outcome, "code", None) == codes.TIMEOUT
