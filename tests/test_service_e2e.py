@@ -24,6 +24,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_service_hostile import HARD, chain
 
 from planner.service import codes
 from planner.service.client import PlannerClient, ServiceError
@@ -237,7 +238,6 @@ def test_fuzzed_requests_never_crash_the_server(server: PlannerClient, messages:
 # The soak's own server: room for a 10,000-binding chain, a deadline short enough for hard requests.
 SOAK_MAX_BYTES = 1024 * 1024
 SOAK_TIMEOUT = 2.0
-HARD = "(a*b*c) // (a*c*b) - 1"  # Z3 cannot settle it in seconds: the deadline ends it
 Check = Callable[[Any], None]  # raises AssertionError when a reply breaks its class's promise
 
 
@@ -270,13 +270,8 @@ def ended_by_the_deadline(reply: Any) -> None:
 
 
 def binding_chain(length: int) -> dict[str, Any]:
-    """`proofs.check` over `length` chained assignments, each 16 more than the one before."""
-    bindings: list[dict[str, Any]] = [
-        {"name": "x", "kind": "param", "min": 0, "max": 4096},
-        {"name": "y0", "kind": "assign", "expr": "x * 16"},
-    ]
-    bindings += [{"name": f"y{i}", "kind": "assign", "expr": f"y{i - 1} + 16"} for i in range(1, length - 1)]
-    return {"expr": f"y{length - 2}", "bindings": bindings, "factor": 16, "goals": ["multiple_of"]}
+    """The hostile tests' chain of `length` assignments, with the one goal it is proven for."""
+    return {**chain(length), "goals": ["multiple_of"]}
 
 
 def deep_expression(kind: str, depth: int) -> str:

@@ -14,21 +14,35 @@ batch starts no member past it, so at most one inline member runs over, by that 
 
 from __future__ import annotations
 
+from planner.contract import RequestError
 from planner.service.limits import dump_json
+from planner.service.methods import METHODS, load
 
+INLINE_METHODS = ("planner.version", "kernelcfg.resolve")
 MAX_OPS = 10
 MAX_DFBS = 16
 MAX_BYTES = 8 * 1024
 
 
+def preload() -> None:
+    """Import what the inline methods run, once at start: an import never lands inside a deadline."""
+    for name in INLINE_METHODS:
+        method = METHODS[name]
+        try:
+            for part in (method.request, method.handler, method.response):
+                load(part)
+        except RequestError:  # a core that is not installed: its requests answer `request.unavailable`
+            continue
+
+
 def bounded(method: object, params: object) -> bool:
     """True when answering this request here cannot keep the service past the worker's grace."""
-    if method == "kernelcfg.resolve" and isinstance(params, dict):
-        ops, dfbs = params.get("ops", []), params.get("dfbs", [])
+    if method not in INLINE_METHODS:
+        return False
+    if method == "kernelcfg.resolve":
+        ops, dfbs = (params.get(key, []) if isinstance(params, dict) else None for key in ("ops", "dfbs"))
         if not (isinstance(ops, list) and isinstance(dfbs, list)):
             return False
         if len(ops) > MAX_OPS or len(dfbs) > MAX_DFBS:
             return False
-    elif method != "planner.version":
-        return False
     return len(dump_json(params)) <= MAX_BYTES

@@ -27,7 +27,7 @@ from typing import Any
 
 from planner.contract import RequestError
 from planner.service import codes
-from planner.service.bounded import bounded
+from planner.service.bounded import bounded, preload
 from planner.service.methods import METHODS, JsonObject, answer
 
 GRACE = 0.2  # seconds a worker may run past the deadline before it is replaced
@@ -134,6 +134,8 @@ class WorkerPool:
 
     def __init__(self, size: int, *, inline: bool = False) -> None:
         self._inline = inline
+        if inline:
+            preload()
         context = multiprocessing.get_context("forkserver")
         context.set_forkserver_preload(_preloaded_modules())
         self._idle: queue.Queue[Worker] = queue.Queue()
