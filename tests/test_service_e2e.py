@@ -361,8 +361,14 @@ hostile_messages: st.SearchStrategy[tuple[bytes, Check]] = st.one_of(
 
 
 def exchange_checked(server: PlannerClient, messages: list[tuple[bytes, Check | None]]) -> None:
-    """`exchange`, and each hostile message's reply meets its class's promise."""
-    server.send_raw(*(line for message, _ in messages for line in (message, SENTINEL)))
+    """`exchange`, and each hostile message's reply meets its class's promise.
+
+    Megabytes of requests are written from a thread while the replies are read, so neither
+    side's pipe fills while the other waits.
+    """
+    lines = [line for message, _ in messages for line in (message, SENTINEL)]
+    writer = threading.Thread(target=server.send_raw, args=tuple(lines), daemon=True)
+    writer.start()
     for _, check in messages:
         replies = []
         while True:
@@ -376,6 +382,7 @@ def exchange_checked(server: PlannerClient, messages: list[tuple[bytes, Check | 
         if check is not None:
             assert len(replies) == 1, replies
             check(replies[0])
+    writer.join()
     assert server.process is not None and server.process.poll() is None
 
 
