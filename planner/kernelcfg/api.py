@@ -6,6 +6,7 @@ from planner.kernelcfg.conflicts import explain_conflict
 from planner.kernelcfg.decisions import explain_plan
 from planner.kernelcfg.protocol import KernelcfgResolveRequest, KernelcfgResolveResponse
 from planner.kernelcfg.resolver import resolve_with
+from planner.kernelcfg.solver import gc_paused
 from planner.targets.tenstorrent import KernelTargetEnvironment
 
 
@@ -18,6 +19,13 @@ def resolve_on(
     request: KernelcfgResolveRequest, target: KernelTargetEnvironment | None
 ) -> KernelcfgResolveResponse:
     """`resolve` against an explicit target environment (None: the request's architecture)."""
+    with gc_paused():
+        return _answer(request, target)
+
+
+def _answer(
+    request: KernelcfgResolveRequest, target: KernelTargetEnvironment | None
+) -> KernelcfgResolveResponse:
     resolution = resolve_with(request, target)
     if resolution.plan is not None:
         explanation = explain_plan(request, resolution) if request.explain else None

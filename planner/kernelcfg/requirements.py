@@ -135,16 +135,22 @@ class _Unresolved(Exception):
 
 
 def _operand_uses(
-    op: KernelOp, primitive: Primitive, routes: tuple[RouteSpec, ...], collector: OperandResolver
+    op: KernelOp,
+    primitive: Primitive,
+    routes: tuple[RouteSpec, ...],
+    collector: OperandResolver,
+    tiles: dict[int, Tile],
 ) -> UseBatch:
-    """Section 3 steps 1-4 for each routed operand."""
+    """Section 3 steps 1-4 for each routed operand; `tiles` keeps the op's operands resolved so far."""
     destination: list[DestinationUse] = []
     dfb: list[DFBInputUse] = []
     for number, operand in enumerate(op.operands):
         spec = routes[number] if number < len(routes) else Route.NONE
         if spec is Route.NONE:
             continue
-        tile = collector.tile(op, number, operand)
+        tile = tiles.get(number)
+        if tile is None:
+            tile = tiles[number] = collector.tile(op, number, operand)
         if tile.unfinalized:
             raise KcfgError(
                 DFB_INDEX_UNFINALIZED,
@@ -197,18 +203,23 @@ def _explicit_strategy(op: KernelOp, semantics: OpSemantics) -> Strategy | None:
     return explicit
 
 
+_STRATEGY_ORDER = tuple(Strategy)  # FPU first
+_ANY_STRATEGY = frozenset(Strategy)
+_SFPU_ONLY = frozenset({Strategy.SFPU})
+
+
 def _legal_strategies(op: KernelOp, collector: OperandResolver) -> frozenset[Strategy]:
     """FPU is legal only for a float result over operands addressing the same tile."""
     if collector.result_elem(op).is_float and op.same_tile_coords:
-        return frozenset(Strategy)
-    return frozenset({Strategy.SFPU})
+        return _ANY_STRATEGY
+    return _SFPU_ONLY
 
 
 def _legal_options(op: KernelOp, semantics: OpSemantics, legal: frozenset[Strategy]) -> list[StrategyOption]:
     """The semantics of every legal strategy, FPU first; a legal strategy must have semantics."""
     by_strategy = {option.strategy: option for option in semantics.choices}
     options = []
-    for strategy in (s for s in Strategy if s in legal):
+    for strategy in (s for s in _STRATEGY_ORDER if s in legal):
         if strategy not in by_strategy:
             text = "has no semantics for a legal tile strategy"
             raise KcfgError(STRATEGY_SEMANTICS_MISSING, op_message(op.op, text), "op", op.id)
@@ -233,11 +244,12 @@ def _choice(op: KernelOp, walk: int, semantics: OpSemantics, collector: OperandR
         )
     result = _result_uses(op, semantics, collector)
     options: list[ChoiceOption] = []
+    tiles: dict[int, Tile] = {}
     for candidate in _legal_options(op, semantics, legal):
         if explicit not in (None, candidate.strategy):
             continue
         try:
-            uses = _operand_uses(op, semantics.primitive, candidate.routes, collector)
+            uses = _operand_uses(op, semantics.primitive, candidate.routes, collector, tiles)
         except _Unresolved as unresolved:
             if explicit is None:
                 continue
@@ -275,7 +287,7 @@ def _check_slots(op: KernelOp, semantics: OpSemantics) -> None:
 def _fixed_uses(op: KernelOp, semantics: OpSemantics, collector: OperandResolver) -> UseBatch:
     _explicit_strategy(op, semantics)
     try:
-        uses = _operand_uses(op, semantics.primitive, semantics.routes, collector)
+        uses = _operand_uses(op, semantics.primitive, semantics.routes, collector, {})
     except _Unresolved as unresolved:
         raise KcfgError(
             OPERAND_DFB_UNRESOLVED,

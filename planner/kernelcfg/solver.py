@@ -17,7 +17,9 @@ with any other constraint is refused. A failed search leaves its typed conflict 
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+import gc
+from collections.abc import Hashable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -122,6 +124,19 @@ def _start(domains: dict[Hashable, Any], policy: WidthPolicyConstraint) -> Kerne
     return state
 
 
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """No cyclic garbage collection inside: resolution allocates many small acyclic objects, and a
+    collection pass over a large kernel's live objects costs more than the work it interrupts."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 class KernelSolver(constraint.Solver):  # type: ignore[misc]
     """Fewest-compatible-options-first search of one kernel problem (see the module docstring)."""
 
@@ -134,6 +149,10 @@ class KernelSolver(constraint.Solver):  # type: ignore[misc]
         constraints: list[tuple[Any, Any]],
         vconstraints: dict[Hashable, Any],
     ) -> Assignments | None:
+        with gc_paused():
+            return self._solve(domains, constraints)
+
+    def _solve(self, domains: dict[Hashable, Any], constraints: list[tuple[Any, Any]]) -> Assignments | None:
         reading = read_problem(domains, constraints)
         state = reading.start
         self.conflict = reading.applier.apply(state, reading.fixed)

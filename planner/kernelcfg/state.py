@@ -129,7 +129,10 @@ def _restore(table: dict[tuple[int, int], _V], key: tuple[int, int], old: object
         table[key] = cast(_V, old)
 
 
-@dataclass(frozen=True, slots=True)
+Demand: TypeAlias = tuple[tuple[int, frozenset[UnpackMode]], ...]  # (DFB, modes it may keep) per read
+Demands: TypeAlias = tuple[tuple[int, Demand], ...]  # (width, demand) per width candidate kept
+
+
 class BatchSummary:
     """Per width candidate a batch can keep, the unpack modes it leaves each DFB it reads.
 
@@ -138,11 +141,14 @@ class BatchSummary:
     recorded modes; so `fits` answers "would `apply` succeed" without applying.
     """
 
-    demands: tuple[tuple[int, tuple[tuple[int, frozenset[UnpackMode]], ...]], ...]
-    by_width: dict[int, tuple[tuple[int, frozenset[UnpackMode]], ...]] = field(init=False, compare=False)
+    __slots__ = ("demands",)
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "by_width", dict(self.demands))
+    def __init__(self, demands: Demands) -> None:
+        self.demands = demands
+
+    @property
+    def by_width(self) -> dict[int, Demand]:
+        return dict(self.demands)
 
     def fits(self, state: KernelState) -> bool:
         widths = state.widths
@@ -153,8 +159,9 @@ class BatchSummary:
 
     def commit(self, state: KernelState) -> bool:
         """Apply the batch's effect on widths and modes (no conflict provenance); False if none survives."""
+        by_width = self.by_width
         for width in sorted(state.widths):
-            demand = self.by_width.get(width)
+            demand = by_width.get(width)
             if demand is None or not _keeps(state.modes, width, demand):
                 state.erase_width(width)
                 continue
@@ -166,7 +173,7 @@ class BatchSummary:
 def _keeps(
     recorded: dict[tuple[int, int], frozenset[UnpackMode]],
     width: int,
-    demand: tuple[tuple[int, frozenset[UnpackMode]], ...],
+    demand: Demand,
 ) -> bool:
     """Each demanded DFB keeps a mode at `width` (a plain loop: this is the search's inner test)."""
     for dfb, modes in demand:  # noqa: SIM110
@@ -183,6 +190,7 @@ class Applier:
     explicit_unpack: frozenset[int] | None
     explicit_scope: frozenset[int] | None = None  # DFBs the explicit set speaks for; None: all
     summaries: dict[object, BatchSummary] = field(default_factory=dict, compare=False, repr=False)
+    shapes: dict[object, Demands] = field(default_factory=dict, compare=False, repr=False)
 
     def explicit_applies(self, use: DFBInputUse) -> bool:
         """The explicit set constrains f32 DFBs only; entries for other types are inert."""
@@ -204,26 +212,39 @@ class Applier:
 
     def summarize(self, batch: UseBatch) -> BatchSummary:
         """`batch` folded per width candidate: what `apply` would demand of each (see `BatchSummary`)."""
-        key = (
-            tuple((use.primitive, use.elem.name) for use in batch.destination),
-            tuple((use.dfb, use.primitive, use.route, use.elem.name) for use in batch.dfb),
-        )
-        summary = self.summaries.get(key)
+        writes = tuple([(use.primitive, use.elem.name) for use in batch.destination])
+        reads = tuple([(use.dfb, use.primitive, use.route, use.elem.name) for use in batch.dfb])
+        summary = self.summaries.get((writes, reads))
         if summary is None:
-            summary = self.summaries[key] = self._summarize(batch)
+            summary = self.summaries[(writes, reads)] = self._summarize(batch, writes, reads)
         return summary
 
-    def _summarize(self, batch: UseBatch) -> BatchSummary:
-        demands: dict[int, dict[int, frozenset[UnpackMode]]] = {}
+    def _summarize(
+        self, batch: UseBatch, writes: object, reads: tuple[tuple[object, ...], ...]
+    ) -> BatchSummary:
+        """Batches of one shape (their uses, DFBs numbered by first read) are folded once, then bound."""
+        dfbs = list(dict.fromkeys(use.dfb for use in batch.dfb))
+        slots = tuple(dfbs.index(use.dfb) for use in batch.dfb)
+        verdicts = () if self.explicit_unpack is None else tuple(self.configured(use) for use in batch.dfb)
+        numbered = tuple((slot, *read[1:]) for slot, read in zip(slots, reads, strict=True))
+        shape = (writes, numbered, verdicts)
+        folded = self.shapes.get(shape)
+        if folded is None:
+            folded = self.shapes[shape] = self._fold(batch, slots)
+        return BatchSummary(tuple((w, tuple([(dfbs[slot], m) for slot, m in d])) for w, d in folded))
+
+    def _fold(self, batch: UseBatch, slots: tuple[int, ...]) -> Demands:
+        """Per width the batch can keep, the modes it leaves each DFB (named by its slot)."""
+        demands: list[tuple[int, Demand]] = []  # slots stand for DFBs until `_summarize` binds them
         for width in WIDTHS:
             if not all(self.destination_allows(use, width) for use in batch.destination):
                 continue
             modes: dict[int, frozenset[UnpackMode]] = {}
-            for use in batch.dfb:
-                modes[use.dfb] = modes.get(use.dfb, _ALL_MODES) & self.allowed_modes(use, width)
+            for slot, use in zip(slots, batch.dfb, strict=True):
+                modes[slot] = modes.get(slot, _ALL_MODES) & self.allowed_modes(use, width)
             if all(modes.values()):
-                demands[width] = modes
-        return BatchSummary(tuple((width, tuple(modes.items())) for width, modes in demands.items()))
+                demands.append((width, tuple(modes.items())))
+        return tuple(demands)
 
     def destination_allows(self, use: DestinationUse, width: int) -> bool:
         if width == 16 and use.elem.is_32bit:
