@@ -100,25 +100,35 @@ class WidthPolicyConstraint(KernelConstraint):
 
 
 class DestinationConstraint(KernelConstraint):
-    """A fixed op's DST element allows the width (6.4). Variables: the width."""
+    """Every fixed op's DST element allows the width (6.4). Variables: the width.
 
-    def __init__(self, applier: Applier, use: DestinationUse) -> None:
+    One constraint holds all of them (in collection order): they constrain the same variable.
+    """
+
+    def __init__(self, applier: Applier, uses: Sequence[DestinationUse]) -> None:
         super().__init__(applier)
-        self.use = use
+        self.uses = tuple(uses)
 
     def holds(self, variables: Sequence[Hashable], assignments: Assignments) -> bool:
-        return self._destination_holds(self.use, assignments.get(WIDTH_VAR))
+        width = assignments.get(WIDTH_VAR)
+        return all(self._destination_holds(use, width) for use in self.uses)
 
 
 class DFBConstraint(KernelConstraint):
-    """A fixed op's DFB read allows the (width, unpack mode) pair (6.4). Variables: width, mode."""
+    """The fixed reads of one DFB allow the (width, unpack mode) pair (6.4). Variables: width, mode.
 
-    def __init__(self, applier: Applier, use: DFBInputUse) -> None:
+    `positions` are the reads' places among all fixed DFB reads, so the solver restores
+    collection order.
+    """
+
+    def __init__(self, applier: Applier, uses: Sequence[DFBInputUse], positions: Sequence[int]) -> None:
         super().__init__(applier)
-        self.use = use
+        self.uses = tuple(uses)
+        self.positions = tuple(positions)
 
     def holds(self, variables: Sequence[Hashable], assignments: Assignments) -> bool:
-        return self._dfb_holds(self.use, assignments.get(WIDTH_VAR), assignments.get(variables[1]))
+        width, mode = assignments.get(WIDTH_VAR), assignments.get(variables[1])
+        return all(self._dfb_holds(use, width, mode) for use in self.uses)
 
 
 class ChoiceConstraint(KernelConstraint):
@@ -170,10 +180,14 @@ def build_problem(
     for dfb in sorted(read):
         problem.addVariable(unpack_var(dfb), list(UNPACK_MODES))
     problem.addConstraint(WidthPolicyConstraint(applier, policy_width), [WIDTH_VAR])
-    for dest in fixed.destination:
-        problem.addConstraint(DestinationConstraint(applier, dest), [WIDTH_VAR])
-    for use in fixed.dfb:
-        problem.addConstraint(DFBConstraint(applier, use), [WIDTH_VAR, unpack_var(use.dfb)])
+    if fixed.destination:
+        problem.addConstraint(DestinationConstraint(applier, fixed.destination), [WIDTH_VAR])
+    reads: dict[int, list[int]] = {}
+    for position, use in enumerate(fixed.dfb):
+        reads.setdefault(use.dfb, []).append(position)
+    for dfb, positions in reads.items():
+        uses = [fixed.dfb[position] for position in positions]
+        problem.addConstraint(DFBConstraint(applier, uses, positions), [WIDTH_VAR, unpack_var(dfb)])
     for choice in choices:
         variable = strategy_var(choice.op)
         problem.addVariable(variable, [option.strategy for option in choice.options])

@@ -107,6 +107,12 @@ class KernelRequirements:
     fp32_uses: tuple[Fp32Use, ...]
     walk_order: tuple[str, ...] = ()  # every op id, in walk order
 
+    def highest_dfb(self) -> int:
+        """The highest DFB index any use, fixed or optional, reads (-1: none)."""
+        fixed = max((use.dfb for use in self.fixed.dfb), default=-1)
+        options = (option for choice in self.choices for option in choice.options)
+        return max(fixed, max((use.dfb for option in options for use in option.uses.dfb), default=-1))
+
     def all_dfb_uses(self) -> Iterator[DFBInputUse]:
         """Every DFB use, fixed and optional, op by op in walk order (for the range check)."""
         by_op: dict[str, list[DFBInputUse]] = {op: [] for op in self.walk_order}

@@ -63,6 +63,8 @@ def request_target(request: KernelcfgResolveRequest) -> KernelTargetEnvironment:
 def check_dfb_indices(requirements: KernelRequirements, target: KernelTargetEnvironment) -> None:
     """Step 2: every use's index, fixed and optional, lies in `[0, capacity - 1]`."""
     last = target.dfb_capacity - 1
+    if requirements.highest_dfb() <= last:
+        return
     for use in requirements.all_dfb_uses():
         if use.dfb > last:
             text = (
@@ -77,6 +79,9 @@ def allowed_choices(choices: tuple[Choice, ...], policy: KernelConfigPolicy) -> 
     order = list(Strategy)
     kept: list[Choice] = []
     for choice in choices:
+        if policy.fpu_binary and _fpu_first(choice):
+            kept.append(choice)
+            continue
         options = [o for o in choice.options if policy.fpu_binary or o.strategy is not Strategy.FPU]
         if not options and choice.explicit is Strategy.FPU:
             text = "explicit FPU strategy conflicts with disabled FPU binary policy"
@@ -87,6 +92,11 @@ def allowed_choices(choices: tuple[Choice, ...], policy: KernelConfigPolicy) -> 
         options.sort(key=lambda option: order.index(option.strategy))
         kept.append(Choice(choice.op, choice.mnemonic, choice.walk, tuple(options), choice.explicit))
     return tuple(kept)
+
+
+def _fpu_first(choice: Choice) -> bool:
+    """The options are already in step 5's order: FPU, if any, first."""
+    return all(option.strategy is Strategy.SFPU for option in choice.options[1:])
 
 
 def _preference_knob(kind: FullFp32Kind, policy: KernelConfigPolicy) -> bool:

@@ -212,15 +212,9 @@ class _Search:
     def _solve_components(self) -> bool:
         """Width fixed: each op-DFB component of the unresolved choices is solved on its own."""
         pending = [i for i in range(len(self.choices)) if not self.resolved[i]]
-        graph = nx.Graph()
-        graph.add_nodes_from(pending)
-        graph.add_edges_from((i, ("dfb", dfb)) for i in pending for dfb in self.dfbs_of[i])
-        components = sorted(
-            sorted(n for n in c if isinstance(n, int)) for c in nx.connected_components(graph)
-        )
         mark = self.state.mark()
         solved: dict[str, Strategy] = {}
-        for members in components:
+        for members in self._components(pending):
             strategy = self._solve_alone(members[0]) if len(members) == 1 else self._solve_together(members)
             if strategy is None:
                 self.state.undo(mark)
@@ -228,6 +222,23 @@ class _Search:
             solved.update(strategy)
         self.assignment.update(solved)
         return True
+
+    def _components(self, pending: list[int]) -> list[list[int]]:
+        """The choices of `pending` grouped by the connected components of the DFBs they read
+        together (a choice reading no DFB is alone), each group ascending, groups by first member."""
+        graph = nx.Graph()
+        graph.add_nodes_from(dfb for index in pending for dfb in self.dfbs_of[index][:1])
+        graph.add_edges_from(
+            {(dfbs[0], other) for dfbs in (self.dfbs_of[index] for index in pending) for other in dfbs[1:]}
+        )
+        components = enumerate(nx.connected_components(graph))
+        component = {dfb: number for number, dfbs in components for dfb in dfbs}
+        groups: dict[tuple[str, int], list[int]] = {}
+        for index in pending:
+            dfbs = self.dfbs_of[index]
+            key = ("dfbs", component[dfbs[0]]) if dfbs else ("alone", index)
+            groups.setdefault(key, []).append(index)
+        return sorted(groups.values())
 
     def _solve_alone(self, index: int) -> dict[str, Strategy] | None:
         """A choice sharing no DFB with another: its first option that applies."""

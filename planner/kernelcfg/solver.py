@@ -21,6 +21,7 @@ import gc
 from collections.abc import Hashable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Any
 
 import constraint
@@ -73,7 +74,7 @@ def read_problem(domains: dict[Hashable, Any], constraints: list[tuple[Any, Any]
     applier: Applier | None = None
     policy: WidthPolicyConstraint | None = None
     destination: list[DestinationUse] = []
-    reads: list[DFBInputUse] = []
+    reads: list[tuple[int, DFBInputUse]] = []
     choices: list[Choice] = []
     for item, variables in constraints:
         if not isinstance(item, KernelConstraint):
@@ -85,18 +86,20 @@ def read_problem(domains: dict[Hashable, Any], constraints: list[tuple[Any, Any]
             applier = item.applier
         elif item.applier is not applier:
             raise ValueError("KernelSolver solves one kernel per problem")
-        if isinstance(item, DestinationConstraint):
-            destination.append(item.use)
-        elif isinstance(item, DFBConstraint):
-            reads.append(item.use)
-        elif isinstance(item, ChoiceConstraint):
+        if isinstance(item, ChoiceConstraint):
             choices.append(_narrowed(item.choice, domains[variables[0]]))
+        elif isinstance(item, DestinationConstraint):
+            destination.extend(item.uses)
+        elif isinstance(item, DFBConstraint):
+            reads.extend(zip(item.positions, item.uses, strict=True))
         elif isinstance(item, WidthPolicyConstraint):
             policy = item
     if applier is None or policy is None:
         raise ValueError("KernelSolver needs a kernel problem (see planner.kernelcfg.problem)")
     start = _start(domains, policy)
-    return KernelReading(applier, start, UseBatch(tuple(destination), tuple(reads)), tuple(choices), domains)
+    reads.sort(key=itemgetter(0))  # collection order (6.4)
+    fixed = UseBatch(tuple(destination), tuple(use for _, use in reads))
+    return KernelReading(applier, start, fixed, tuple(choices), domains)
 
 
 def _narrowed(choice: Choice, domain: Sequence[Strategy]) -> Choice:
