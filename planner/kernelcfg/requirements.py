@@ -75,6 +75,9 @@ class UseBatch:
         return UseBatch(self.destination + other.destination, self.dfb + other.dfb)
 
 
+_NO_USES = UseBatch()
+
+
 @dataclass(frozen=True, slots=True)
 class ChoiceOption:
     strategy: Strategy
@@ -146,17 +149,20 @@ def _operand_uses(
     routes: tuple[RouteSpec, ...],
     collector: OperandResolver,
     tiles: dict[int, Tile],
+    result: UseBatch,
 ) -> UseBatch:
-    """Section 3 steps 1-4 for each routed operand; `tiles` keeps the op's operands resolved so far."""
+    """Section 3 steps 1-4 for each routed operand, then the `result` uses; `tiles` keeps the
+    op's operands resolved so far (operands past `routes` route nowhere)."""
     destination: list[DestinationUse] = []
     dfb: list[DFBInputUse] = []
-    for number, operand in enumerate(op.operands):
-        spec = routes[number] if number < len(routes) else Route.NONE
+    operands = op.operands
+    for number in range(min(len(routes), len(operands))):
+        spec = routes[number]
         if spec is Route.NONE:
             continue
         tile = tiles.get(number)
         if tile is None:
-            tile = tiles[number] = collector.tile(op, number, operand)
+            tile = tiles[number] = collector.tile(op, number, operands[number])
         if tile.unfinalized:
             raise KcfgError(
                 DFB_INDEX_UNFINALIZED,
@@ -172,12 +178,12 @@ def _operand_uses(
             raise _Unresolved(number)
         if route is Route.DST:
             destination.append(DestinationUse(op.id, op.op, number, primitive, tile.elem))
-    return UseBatch(tuple(destination), tuple(dfb))
+    return UseBatch((*destination, *result.destination), (*dfb, *result.dfb))
 
 
 def _result_uses(op: KernelOp, semantics: OpSemantics, collector: OperandResolver) -> UseBatch:
     if not semantics.result_in_dst:
-        return UseBatch()
+        return _NO_USES
     use = DestinationUse(op.id, op.op, None, semantics.primitive, collector.result_elem(op))
     return UseBatch((use,))
 
@@ -255,7 +261,7 @@ def _choice(op: KernelOp, walk: int, semantics: OpSemantics, collector: OperandR
         if explicit not in (None, candidate.strategy):
             continue
         try:
-            uses = _operand_uses(op, semantics.primitive, candidate.routes, collector, tiles)
+            uses = _operand_uses(op, semantics.primitive, candidate.routes, collector, tiles, result)
         except _Unresolved as unresolved:
             if explicit is None:
                 continue
@@ -270,7 +276,7 @@ def _choice(op: KernelOp, walk: int, semantics: OpSemantics, collector: OperandR
                 op.id,
                 unresolved.operand,
             ) from None
-        options.append(ChoiceOption(candidate.strategy, uses + result))
+        options.append(ChoiceOption(candidate.strategy, uses))
     if not options:
         raise KcfgError(
             STRATEGY_NONE_LEGAL, op_message(op.op, "has no legal tile execution strategy"), "op", op.id
@@ -293,7 +299,7 @@ def _check_slots(op: KernelOp, semantics: OpSemantics) -> None:
 def _fixed_uses(op: KernelOp, semantics: OpSemantics, collector: OperandResolver) -> UseBatch:
     _explicit_strategy(op, semantics)
     try:
-        uses = _operand_uses(op, semantics.primitive, semantics.routes, collector, {})
+        uses = _operand_uses(op, semantics.primitive, semantics.routes, collector, {}, _NO_USES)
     except _Unresolved as unresolved:
         raise KcfgError(
             OPERAND_DFB_UNRESOLVED,

@@ -129,7 +129,7 @@ def _restore(table: dict[tuple[int, int], _V], key: tuple[int, int], old: object
         table[key] = cast(_V, old)
 
 
-Demand: TypeAlias = tuple[tuple[int, frozenset[UnpackMode]], ...]  # (DFB, modes it may keep) per read
+Demand: TypeAlias = tuple[tuple[int, frozenset[UnpackMode]], ...]  # (DFB or slot, modes it may keep) per read
 Demands: TypeAlias = tuple[tuple[int, Demand], ...]  # (width, demand) per width candidate kept
 
 
@@ -138,22 +138,31 @@ class BatchSummary:
 
     A candidate survives `Applier.apply` exactly when every destination use allows its width
     and each read DFB keeps a mode in the intersection of the batch's demands with the state's
-    recorded modes; so `fits` answers "would `apply` succeed" without applying.
+    recorded modes; so `fits` answers "would `apply` succeed" without applying. The demands
+    name DFBs by slot (`dfbs[slot]`), so batches of one shape share them.
     """
 
-    __slots__ = ("demands",)
+    __slots__ = ("demands", "dfbs")
 
-    def __init__(self, demands: Demands) -> None:
+    def __init__(self, demands: Demands, dfbs: tuple[int, ...]) -> None:
         self.demands = demands
+        self.dfbs = dfbs
 
     @property
     def by_width(self) -> dict[int, Demand]:
-        return dict(self.demands)
+        """The demands per width, naming DFBs."""
+        dfbs = self.dfbs
+        return {width: tuple((dfbs[slot], modes) for slot, modes in d) for width, d in self.demands}
 
     def fits(self, state: KernelState) -> bool:
-        widths = state.widths
-        for width, demand in self.demands:  # noqa: SIM110 - a plain loop: the search's inner test
-            if width in widths and _keeps(state.modes, width, demand):
+        widths, recorded, dfbs = state.widths, state.modes, self.dfbs
+        for width, demand in self.demands:
+            if width not in widths:
+                continue
+            for slot, modes in demand:
+                if not modes & recorded.get((width, dfbs[slot]), _ALL_MODES):
+                    break
+            else:
                 return True
         return False
 
@@ -189,7 +198,6 @@ class Applier:
     target: KernelTargetEnvironment
     explicit_unpack: frozenset[int] | None
     explicit_scope: frozenset[int] | None = None  # DFBs the explicit set speaks for; None: all
-    summaries: dict[object, BatchSummary] = field(default_factory=dict, compare=False, repr=False)
     shapes: dict[object, Demands] = field(default_factory=dict, compare=False, repr=False)
 
     def explicit_applies(self, use: DFBInputUse) -> bool:
@@ -211,36 +219,31 @@ class Applier:
         return None
 
     def summarize(self, batch: UseBatch) -> BatchSummary:
-        """`batch` folded per width candidate: what `apply` would demand of each (see `BatchSummary`)."""
-        writes = tuple([(use.primitive, use.elem.name) for use in batch.destination])
-        reads = tuple([(use.dfb, use.primitive, use.route, use.elem.name) for use in batch.dfb])
-        summary = self.summaries.get((writes, reads))
-        if summary is None:
-            summary = self.summaries[(writes, reads)] = self._summarize(batch, writes, reads)
-        return summary
+        """`batch` folded per width candidate: what `apply` would demand of each (see `BatchSummary`).
 
-    def _summarize(
-        self, batch: UseBatch, writes: object, reads: tuple[tuple[object, ...], ...]
-    ) -> BatchSummary:
-        """Batches of one shape (their uses, DFBs numbered by first read) are folded once, then bound."""
-        dfbs = list(dict.fromkeys(use.dfb for use in batch.dfb))
-        slots = tuple(dfbs.index(use.dfb) for use in batch.dfb)
-        verdicts = () if self.explicit_unpack is None else tuple(self.configured(use) for use in batch.dfb)
-        numbered = tuple((slot, *read[1:]) for slot, read in zip(slots, reads, strict=True))
-        shape = (writes, numbered, verdicts)
+        Batches of one shape (their uses, DFBs numbered by first read) are folded once.
+        """
+        dfbs = tuple(dict.fromkeys([use.dfb for use in batch.dfb]))
+        explicit = () if self.explicit_unpack is None else tuple([self.configured(use) for use in batch.dfb])
+        shape = (
+            tuple([(use.primitive, use.elem.name) for use in batch.destination]),
+            tuple([(dfbs.index(use.dfb), use.primitive, use.route, use.elem.name) for use in batch.dfb]),
+            explicit,
+        )
         folded = self.shapes.get(shape)
         if folded is None:
-            folded = self.shapes[shape] = self._fold(batch, slots)
-        return BatchSummary(tuple((w, tuple([(dfbs[slot], m) for slot, m in d])) for w, d in folded))
+            folded = self.shapes[shape] = self._fold(batch, dfbs)
+        return BatchSummary(folded, dfbs)
 
-    def _fold(self, batch: UseBatch, slots: tuple[int, ...]) -> Demands:
-        """Per width the batch can keep, the modes it leaves each DFB (named by its slot)."""
-        demands: list[tuple[int, Demand]] = []  # slots stand for DFBs until `_summarize` binds them
+    def _fold(self, batch: UseBatch, dfbs: tuple[int, ...]) -> Demands:
+        """Per width the batch can keep, the modes it leaves each DFB (named by its slot in `dfbs`)."""
+        demands: list[tuple[int, Demand]] = []
         for width in WIDTHS:
             if not all(self.destination_allows(use, width) for use in batch.destination):
                 continue
             modes: dict[int, frozenset[UnpackMode]] = {}
-            for slot, use in zip(slots, batch.dfb, strict=True):
+            for use in batch.dfb:
+                slot = dfbs.index(use.dfb)
                 modes[slot] = modes.get(slot, _ALL_MODES) & self.allowed_modes(use, width)
             if all(modes.values()):
                 demands.append((width, tuple(modes.items())))
