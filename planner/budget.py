@@ -4,12 +4,16 @@ Cores check it between steps and give each Z3 check the time left as that solver
 `timeout`, so a budget never needs a signal (which could fire inside Z3) and never touches
 Z3's global parameters. `time.monotonic()` reads one system-wide clock on Linux, so a
 deadline set by the service holds unchanged in the worker process that answers the request.
+`gc_paused` keeps a large request's cost linear in its size.
 """
 
 from __future__ import annotations
 
+import gc
 import math
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 
 class BudgetExceeded(Exception):
@@ -35,3 +39,19 @@ def remaining_ms(deadline: float | None) -> int | None:
 
 def expired(deadline: float | None) -> bool:
     return deadline is not None and time.monotonic() >= deadline
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """No cyclic garbage collection inside (nested uses are fine).
+
+    Validating or resolving a large request allocates many small objects that form no cycles;
+    the collector's passes over them, and over every live object, would cost more than the work.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+from planner.budget import gc_paused
 from planner.kernelcfg.conflicts import explain_conflict
 from planner.kernelcfg.decisions import explain_plan
 from planner.kernelcfg.protocol import KernelcfgResolveRequest, KernelcfgResolveResponse
 from planner.kernelcfg.resolver import resolve_with
-from planner.kernelcfg.solver import gc_paused
 from planner.targets.tenstorrent import KernelTargetEnvironment
 
 

@@ -174,9 +174,8 @@ def build_problem(
     problem = constraint.Problem(solver)
     problem.addVariable(WIDTH_VAR, list(width_order))
     problem.addVariable(SYNC_VAR, list(sync_modes))
-    read = {use.dfb for use in fixed.dfb}
-    for choice in choices:
-        read.update(use.dfb for option in choice.options for use in option.uses.dfb)
+    choice_reads = [choice_dfbs(choice) for choice in choices]
+    read = {use.dfb for use in fixed.dfb}.union(*choice_reads)
     for dfb in sorted(read):
         problem.addVariable(unpack_var(dfb), list(UNPACK_MODES))
     problem.addConstraint(WidthPolicyConstraint(applier, policy_width), [WIDTH_VAR])
@@ -188,11 +187,11 @@ def build_problem(
     for dfb, positions in reads.items():
         uses = [fixed.dfb[position] for position in positions]
         problem.addConstraint(DFBConstraint(applier, uses, positions), [WIDTH_VAR, unpack_var(dfb)])
-    for choice in choices:
+    for choice, dfbs in zip(choices, choice_reads, strict=True):
         variable = strategy_var(choice.op)
         problem.addVariable(variable, [option.strategy for option in choice.options])
-        dfbs = [unpack_var(dfb) for dfb in choice_dfbs(choice)]
-        problem.addConstraint(ChoiceConstraint(applier, choice), [variable, WIDTH_VAR, *dfbs])
+        scope = [variable, WIDTH_VAR, *map(unpack_var, dfbs)]
+        problem.addConstraint(ChoiceConstraint(applier, choice), scope)
     return problem
 
 

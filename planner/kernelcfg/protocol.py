@@ -7,10 +7,11 @@ resolver's job (`planner.kernelcfg.resolve`); nothing else in the package makes 
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, TypeAlias
+from typing import Annotated, Any, Literal, TypeAlias
 
-from pydantic import Field, JsonValue
+from pydantic import Field, JsonValue, ModelWrapValidatorHandler, model_validator
 
+from planner.budget import gc_paused
 from planner.contract import ContractModel
 
 TtDtype: TypeAlias = Annotated[str, Field(min_length=1, max_length=32)]
@@ -90,6 +91,15 @@ class KernelcfgResolveRequest(ContractModel):
     dfbs: list[DfbSpec] = Field(default_factory=list, max_length=4096)
     ops: list[KernelOp] = Field(default_factory=list, max_length=100_000)
     explain: bool = False  # a resolved plan carries `explanation`: every decision and its causes
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _validated_without_gc(
+        cls, data: Any, handler: ModelWrapValidatorHandler[KernelcfgResolveRequest]
+    ) -> KernelcfgResolveRequest:
+        """A kernel of thousands of ops is validated without cyclic collection passes (`gc_paused`)."""
+        with gc_paused():
+            return handler(data)
 
 
 class KernelWarning(ContractModel):

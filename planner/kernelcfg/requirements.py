@@ -40,7 +40,10 @@ from planner.kernelcfg.semantics import (
 from planner.targets.tenstorrent import FullFp32Kind, Primitive, Route, TtDtype
 
 
-@dataclass(frozen=True, slots=True)
+# Uses, batches and choices are values: nothing changes one after it is built. They are not
+# frozen dataclasses only because those take about three times as long to build, and a kernel's
+# requirements are tens of thousands of them.
+@dataclass(slots=True, unsafe_hash=True)
 class DestinationUse:
     """A DST element of `elem` produced or consumed by `primitive` (operand None: the result)."""
 
@@ -51,7 +54,7 @@ class DestinationUse:
     elem: TtDtype
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class DFBInputUse:
     """Operand `operand` of the op reads DFB `dfb` through `route`."""
 
@@ -64,7 +67,7 @@ class DFBInputUse:
     elem: TtDtype
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class UseBatch:
     """Uses applied together (6.4): destination uses first, then DFB uses, each in collection order."""
 
@@ -78,13 +81,13 @@ class UseBatch:
 _NO_USES = UseBatch()
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class ChoiceOption:
     strategy: Strategy
     uses: UseBatch
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class Choice:
     """A strategy-dependent op: its legal options (FPU first once the resolver sorts them)."""
 

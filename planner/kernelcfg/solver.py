@@ -17,15 +17,14 @@ with any other constraint is refused. A failed search leaves its typed conflict 
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Hashable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from operator import itemgetter
 from typing import Any
 
 import constraint
 
+from planner.budget import gc_paused
 from planner.kernelcfg.problem import (
     SYNC_VAR,
     WIDTH_VAR,
@@ -125,19 +124,6 @@ def _start(domains: dict[Hashable, Any], policy: WidthPolicyConstraint) -> Kerne
             for width in state.widths:
                 state.modes[(width, variable[1])] = frozenset(domain)
     return state
-
-
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """No cyclic garbage collection inside: resolution allocates many small acyclic objects, and a
-    collection pass over a large kernel's live objects costs more than the work it interrupts."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 class KernelSolver(constraint.Solver):  # type: ignore[misc]
