@@ -97,15 +97,15 @@ class _Search:
         self.resolved = [False] * len(choices)
         self.unresolved = len(choices)
         self.dfbs_of = dfbs_of or [sorted({u.dfb for o in c.options for u in o.uses.dfb}) for c in choices]
-        self.by_dfb: dict[int, list[int]] = {}
-        for index, dfbs in enumerate(self.dfbs_of):
-            for dfb in dfbs:
-                self.by_dfb.setdefault(dfb, []).append(index)
+        self.by_dfb: dict[int, list[int]] = {}  # the choices reading each DFB, once counting starts
         self.heaps: dict[int, list[int]] = {}
         self.counts: list[int] = []
         self.widest = max((len(c.options) for c in choices), default=0)
 
     def _count_all(self) -> None:
+        for index, dfbs in enumerate(self.dfbs_of):
+            for dfb in dfbs:
+                self.by_dfb.setdefault(dfb, []).append(index)
         self.counts = [self._count(i) for i in range(len(self.choices))]
         self.heaps = {}
         for index, count in enumerate(self.counts):
