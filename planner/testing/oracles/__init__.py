@@ -2,7 +2,8 @@
 
 - `arith`: exhaustive evaluation of offsets with wraparound (widths up to 16 bits).
 - `nz_bytes`: the NZ host packer/unpacker and a window reader through blocked strides.
-- `kernel_enum`: every kernel configuration of a small kernel, checked requirement by requirement.
+- `kernel_enum`: every kernel configuration of a small kernel, checked requirement by requirement
+  (`kernel_enum_needs` reads a request into its requirements).
 - `kernel_literal`: the resolution algorithm written out step by step, for conflict identity.
 
 Names are imported on first use.
