@@ -84,6 +84,9 @@ class OperandResolver:
 
     def result_elem(self, op: KernelOp) -> TtDtype:
         """The result element type: `result_dtype`, else the first tile operand's (followed iteratively)."""
+        known = self.result_elems.get(op.id)
+        if known is not None:
+            return known
         chain: list[str] = []
         current = op
         while current.id not in self.result_elems:

@@ -15,7 +15,7 @@ compatible option, so it is found by one linear pass without components.
 from __future__ import annotations
 
 import heapq
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 import networkx as nx
@@ -89,7 +89,7 @@ class _Search:
         self.applier = applier
         self.state = state
         self.choices = choices
-        self.summaries: dict[int, tuple[BatchSummary, ...]] = {}  # compiled on first use
+        self.summaries: list[tuple[BatchSummary, ...]] = []  # per choice, compiled when counting starts
         self.split = split
         self.stop_at_dead_end = stop_at_dead_end
         self.assignment: dict[str, Strategy] = {}
@@ -106,6 +106,8 @@ class _Search:
         for index, dfbs in enumerate(self.dfbs_of):
             for dfb in dfbs:
                 self.by_dfb.setdefault(dfb, []).append(index)
+        summarize = self.applier.summarize
+        self.summaries = [tuple([summarize(option.uses) for option in c.options]) for c in self.choices]
         self.counts = [self._count(i) for i in range(len(self.choices))]
         self.heaps = {}
         for index, count in enumerate(self.counts):
@@ -114,16 +116,9 @@ class _Search:
     def _count(self, index: int) -> int:
         """Options of the choice that apply to the current state (6.6's compatibility count)."""
         state, count = self.state, 0
-        for summary in self._summaries(index):
+        for summary in self.summaries[index]:
             count += summary.fits(state)
         return count
-
-    def _summaries(self, index: int) -> tuple[BatchSummary, ...]:
-        summaries = self.summaries.get(index)
-        if summaries is None:
-            options = self.choices[index].options
-            summaries = self.summaries[index] = tuple(self.applier.summarize(o.uses) for o in options)
-        return summaries
 
     def _first(self, count: int) -> int | None:
         """First unresolved choice in walk order with exactly `count` compatible options."""
@@ -167,10 +162,10 @@ class _Search:
         if not changed:
             return
         if any(kind == "width" for kind, _, _ in changed):
-            affected: Sequence[int] = range(len(self.choices))
+            affected: Iterable[int] = range(len(self.choices))
         else:
-            dfbs = sorted({key[1] for kind, key, _ in changed if kind == "modes"})  # type: ignore[index]
-            affected = sorted({i for dfb in dfbs for i in self.by_dfb.get(dfb, ())})
+            dfbs = {key[1] for kind, key, _ in changed if kind == "modes"}  # type: ignore[index]
+            affected = {i for dfb in dfbs for i in self.by_dfb.get(dfb, ())}  # any order: counts only
         for index in affected:
             if self.resolved[index]:
                 continue
@@ -207,7 +202,7 @@ class _Search:
         """Apply one option: literally (keeping conflict evidence) on the conflict pass, else compiled."""
         if self.stop_at_dead_end:
             return self.applier.apply(self.state, self.choices[index].options[position].uses) is None
-        return self._summaries(index)[position].commit(self.state)
+        return self.summaries[index][position].commit(self.state)
 
     def _solve_components(self) -> bool:
         """Width fixed: each op-DFB component of the unresolved choices is solved on its own."""

@@ -168,14 +168,15 @@ class BatchSummary:
 
     def commit(self, state: KernelState) -> bool:
         """Apply the batch's effect on widths and modes (no conflict provenance); False if none survives."""
-        by_width = self.by_width
+        dfbs, recorded, demands = self.dfbs, state.modes, dict(self.demands)
         for width in sorted(state.widths):
-            demand = by_width.get(width)
-            if demand is None or not _keeps(state.modes, width, demand):
+            demand = demands.get(width)
+            if demand is None or not all(m & recorded.get((width, dfbs[s]), _ALL_MODES) for s, m in demand):
                 state.erase_width(width)
                 continue
-            for dfb, modes in demand:
-                state.set_modes(width, dfb, modes & state.modes.get((width, dfb), _ALL_MODES), None)
+            for slot, modes in demand:
+                dfb = dfbs[slot]
+                state.set_modes(width, dfb, modes & recorded.get((width, dfb), _ALL_MODES), None)
         return bool(state.widths)
 
 
@@ -208,11 +209,20 @@ class Applier:
 
     def apply(self, state: KernelState, batch: UseBatch) -> ConflictRecord | None:
         """All destination uses, then all DFB uses, each in collection order; stop at a conflict."""
+        applied: set[tuple[object, ...]] = set()  # a use like one applied before changes nothing
         for use in batch.destination:
+            kind = (use.primitive, use.elem.name)
+            if kind in applied:
+                continue
+            applied.add(kind)
             conflict = self.apply_destination(state, use)
             if conflict is not None:
                 return conflict
         for dfb_use in batch.dfb:
+            read = (dfb_use.dfb, dfb_use.primitive, dfb_use.route, dfb_use.elem.name)
+            if read in applied:
+                continue
+            applied.add(read)
             conflict = self.apply_dfb(state, dfb_use)
             if conflict is not None:
                 return conflict
