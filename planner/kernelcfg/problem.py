@@ -138,6 +138,7 @@ class ChoiceConstraint(KernelConstraint):
         super().__init__(applier)
         self.choice = choice
         self.options = {option.strategy: option for option in choice.options}
+        self.dfbs = choice_dfbs(choice)  # the DFBs whose modes it constrains
 
     def holds(self, variables: Sequence[Hashable], assignments: Assignments) -> bool:
         strategy = assignments.get(variables[0])
@@ -174,8 +175,8 @@ def build_problem(
     problem = constraint.Problem(solver)
     problem.addVariable(WIDTH_VAR, list(width_order))
     problem.addVariable(SYNC_VAR, list(sync_modes))
-    choice_reads = [choice_dfbs(choice) for choice in choices]
-    read = {use.dfb for use in fixed.dfb}.union(*choice_reads)
+    constraints = [ChoiceConstraint(applier, choice) for choice in choices]
+    read = {use.dfb for use in fixed.dfb}.union(*(item.dfbs for item in constraints))
     for dfb in sorted(read):
         problem.addVariable(unpack_var(dfb), list(UNPACK_MODES))
     problem.addConstraint(WidthPolicyConstraint(applier, policy_width), [WIDTH_VAR])
@@ -187,11 +188,10 @@ def build_problem(
     for dfb, positions in reads.items():
         uses = [fixed.dfb[position] for position in positions]
         problem.addConstraint(DFBConstraint(applier, uses, positions), [WIDTH_VAR, unpack_var(dfb)])
-    for choice, dfbs in zip(choices, choice_reads, strict=True):
-        variable = strategy_var(choice.op)
-        problem.addVariable(variable, [option.strategy for option in choice.options])
-        scope = [variable, WIDTH_VAR, *map(unpack_var, dfbs)]
-        problem.addConstraint(ChoiceConstraint(applier, choice), scope)
+    for item in constraints:
+        variable = strategy_var(item.choice.op)
+        problem.addVariable(variable, [option.strategy for option in item.choice.options])
+        problem.addConstraint(item, [variable, WIDTH_VAR, *map(unpack_var, item.dfbs)])
     return problem
 
 

@@ -32,6 +32,7 @@ class SearchModel:
     applier: Applier
     base: KernelState
     choices: tuple[Choice, ...]
+    dfbs_of: Sequence[Sequence[int]] | None = None  # per choice, the DFBs it reads (None: derived)
 
 
 @dataclass(slots=True)
@@ -48,10 +49,12 @@ class SearchOutcome:
 
 def search(model: SearchModel) -> SearchOutcome:
     """Solve `model`, leaving `model.base` at the solution found (or unchanged on failure)."""
-    full = _Search(model.applier, model.base, model.choices, split=True)
+    full = _Search(model.applier, model.base, model.choices, split=True, dfbs_of=model.dfbs_of)
     if full.run():
         return SearchOutcome(strategies=full.assignment)
-    greedy = _Search(model.applier, model.base, model.choices, split=False, stop_at_dead_end=True)
+    greedy = _Search(
+        model.applier, model.base, model.choices, split=False, stop_at_dead_end=True, dfbs_of=full.dfbs_of
+    )
     greedy.run()
     assert greedy.dead_end is not None
     return SearchOutcome(conflict=greedy.dead_end)

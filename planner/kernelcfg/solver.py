@@ -34,6 +34,7 @@ from planner.kernelcfg.problem import (
     DFBConstraint,
     KernelConstraint,
     WidthPolicyConstraint,
+    choice_dfbs,
     strategy_var,
 )
 from planner.kernelcfg.requirements import Choice, DestinationUse, DFBInputUse, UseBatch
@@ -53,6 +54,7 @@ class KernelReading:
     start: KernelState  # the candidates after the policy (and narrowed domains), before fixed uses
     fixed: UseBatch
     choices: tuple[Choice, ...]
+    dfbs_of: tuple[list[int], ...]  # per choice, the DFBs its options read (ascending)
     domains: dict[Hashable, Any]
 
     def solution(self, strategies: dict[str, Strategy], state: KernelState) -> Assignments:
@@ -75,6 +77,7 @@ def read_problem(domains: dict[Hashable, Any], constraints: list[tuple[Any, Any]
     destination: list[DestinationUse] = []
     reads: list[tuple[int, DFBInputUse]] = []
     choices: list[Choice] = []
+    dfbs_of: list[list[int]] = []
     for item, variables in constraints:
         if not isinstance(item, KernelConstraint):
             raise ValueError(
@@ -86,7 +89,9 @@ def read_problem(domains: dict[Hashable, Any], constraints: list[tuple[Any, Any]
         elif item.applier is not applier:
             raise ValueError("KernelSolver solves one kernel per problem")
         if isinstance(item, ChoiceConstraint):
-            choices.append(_narrowed(item.choice, domains[variables[0]]))
+            choice = _narrowed(item.choice, domains[variables[0]])
+            choices.append(choice)
+            dfbs_of.append(item.dfbs if choice is item.choice else choice_dfbs(choice))
         elif isinstance(item, DestinationConstraint):
             destination.extend(item.uses)
         elif isinstance(item, DFBConstraint):
@@ -98,7 +103,7 @@ def read_problem(domains: dict[Hashable, Any], constraints: list[tuple[Any, Any]
     start = _start(domains, policy)
     reads.sort(key=itemgetter(0))  # collection order (6.4)
     fixed = UseBatch(tuple(destination), tuple(use for _, use in reads))
-    return KernelReading(applier, start, fixed, tuple(choices), domains)
+    return KernelReading(applier, start, fixed, tuple(choices), tuple(dfbs_of), domains)
 
 
 def _narrowed(choice: Choice, domain: Sequence[Strategy]) -> Choice:
@@ -147,6 +152,6 @@ class KernelSolver(constraint.Solver):  # type: ignore[misc]
         self.conflict = reading.applier.apply(state, reading.fixed)
         if self.conflict is not None:
             return None
-        outcome = search(SearchModel(reading.applier, state, reading.choices))
+        outcome = search(SearchModel(reading.applier, state, reading.choices, reading.dfbs_of))
         self.conflict = outcome.conflict
         return reading.solution(outcome.strategies, state) if outcome.ok else None
