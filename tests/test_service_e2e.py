@@ -237,7 +237,7 @@ def test_fuzzed_requests_never_crash_the_server(server: PlannerClient, messages:
 
 # The soak's own server: room for a 10,000-binding chain, a deadline short enough for hard requests.
 SOAK_MAX_BYTES = 1024 * 1024
-SOAK_TIMEOUT = 2.0
+SOAK_TIMEOUT = 4.0  # a 10,000-binding chain takes about 0.7 s alone, longer on shared cores
 Check = Callable[[Any], None]  # raises AssertionError when a reply breaks its class's promise
 
 
@@ -305,7 +305,7 @@ def mixed_batches(draw: st.DrawFn) -> tuple[bytes, Check]:
     if draw(st.booleans()):
         deep = json.loads(request_line("proofs.check", expression_request(deep_expression("negation", 100))))
         members.append((deep, fails_with(codes.TOO_DEEP)))
-    if draw(st.sampled_from([False] * 9 + [True])):  # one batch in ten waits out the deadline
+    if draw(st.sampled_from([False] * 19 + [True])):  # one batch in twenty waits out the deadline
         members.append(HARD_MEMBER)
     messages = [{**message, "id": index} for index, (message, _) in enumerate(members)]
 
