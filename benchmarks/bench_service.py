@@ -5,7 +5,7 @@ symbolic offsets (four proof obligations) and the same load at constant offsets 
 obligations: what is left is service and planner overhead), against `planner.version`
 (the transport floor) measured in the same server. The resolve and the version ping are
 answered in the service's own process (planner/service/bounded.py): the slowest such
-request a targeted search finds must stay within the 0.2 s grace a worker gets past its
+request a random search finds must stay within the 0.2 s grace a worker gets past its
 deadline. Target: <= 1 ms on stdio. The same 10-op resolve over HTTP on one keep-alive
 connection. Hostile input: the time from sending a 4 MB line of escaped quotes to its
 typed refusal (target <= 0.2 s). Concurrency: HTTP requests per second with 16 clients at
@@ -168,11 +168,10 @@ def in_process(method: str, params: dict[str, Any]) -> list[float]:
 
 
 def worst_bounded_request(examples: int = 1000) -> tuple[float, float]:
-    """The slowest request the stdio face answers inline that a targeted search finds: its first
+    """The slowest request the stdio face answers inline that a random search finds: its first
     timing and the median of five more (the bound it must stay under is the workers' grace)."""
     from hypothesis import HealthCheck, Phase, given, settings
     from hypothesis import strategies as st
-    from hypothesis import target as aim
 
     from planner.service.bounded import MAX_OPS, bounded
     from planner.service.methods import answer
@@ -184,7 +183,7 @@ def worst_bounded_request(examples: int = 1000) -> tuple[float, float]:
         max_examples=examples,
         deadline=None,
         database=None,
-        phases=[Phase.generate, Phase.target],
+        phases=[Phase.generate],  # hill-climbing on noisy timings can run for minutes
         suppress_health_check=list(HealthCheck),
     )
     @given(kernel_requests(max_ops=MAX_OPS, max_dfbs=8), st.booleans())
@@ -194,7 +193,6 @@ def worst_bounded_request(examples: int = 1000) -> tuple[float, float]:
         started = time.perf_counter()
         answer("kernelcfg.resolve", params, None)
         seconds = time.perf_counter() - started
-        aim(seconds)
         if seconds > worst[0]:
             worst[:] = [seconds, params]
 
@@ -237,7 +235,7 @@ def main() -> int:
     resolve_alone = statistics.median(in_process("kernelcfg.resolve", KERNEL))
     print(f"  kernelcfg.resolve answered in this process, no transport: {resolve_alone * 1e3:.3f} ms")
     first, again = worst_bounded_request()
-    print(f"  slowest inline-answered kernelcfg.resolve a targeted search found: {first * 1e3:.1f} ms")
+    print(f"  slowest inline-answered kernelcfg.resolve a random search found: {first * 1e3:.1f} ms")
     print(f"  (the same request again, median of 5: {again * 1e3:.1f} ms)")
     print(f"4 MB hostile line to its typed refusal, {HOSTILE_REPEATS} times")
     report("reject", hostile)

@@ -6,7 +6,7 @@ and a `kernelcfg.resolve` of at most `MAX_OPS` ops over at most `MAX_DFBS` buffe
 most `MAX_BYTES` of JSON. The resolver is pure Python with no solver underneath and keeps
 no state between requests; its search branches only on each op's strategy (FPU or SFPU),
 so it visits at most 2**MAX_OPS leaves, and validating `MAX_BYTES` of input is linear.
-`benchmarks/bench_service.py` runs a targeted search for the slowest such request and
+`benchmarks/bench_service.py` runs a random search for the slowest such request and
 checks it against the grace (a few milliseconds on two shared cores). A message past its
 deadline is still `request.timeout`: the answer checks the deadline when it ends, and a
 batch starts no member past it, so at most one inline member runs over, by that bound.
