@@ -50,9 +50,9 @@ from planner.kernelcfg.protocol import KernelcfgResolveRequest
 from planner.kernelcfg.records import build_records, satisfiable
 from planner.kernelcfg.resolver import kernel_problem, resolve_with
 from planner.kernelcfg.solver import KernelSolver
+from planner.limits import Limits
 from planner.service.client import PlannerClient
 from planner.service.jsonrpc import handle_message
-from planner.service.limits import Limits
 
 PAIRS = 32  # DFB pairs (2j, 2j + 1) on Blackhole's 64 indices
 

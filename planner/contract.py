@@ -1,4 +1,4 @@
-"""The base of every request and response model, and the typed `request.*` errors.
+"""The base of every request and response model, the typed `request.*` errors and input errors.
 
 Every protocol message is a frozen pydantic model that rejects unknown fields, so a
 misspelt field is an error (`request.unknown_field`) instead of a silently ignored input.
@@ -13,6 +13,8 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 INVALID = "request.invalid"  # the generic `request.*` code for a request that is malformed in any other way
 UNKNOWN_DTYPE = "request.unknown_dtype"  # an element type name the targets do not know
 TOO_DEEP = "request.too_deep"  # JSON, an expression, bindings or IR regions nest beyond a documented limit
+
+JsonObject = dict[str, Any]  # a JSON object as the protocol carries it: requests, responses, reports
 
 
 class ContractModel(BaseModel):
@@ -38,6 +40,21 @@ class RequestError(Exception):
         if self.details is not None:
             payload["details"] = self.details
         return payload
+
+
+class InputError(ValueError):
+    """The input is not text its reader reads (malformed IR, an unsupported construct).
+
+    Carries a stable `<reader>.<name>` code and, where known, the 1-based line and column, so
+    every face reports it at the offending position (`request.bad_input` in the protocol).
+    """
+
+    def __init__(self, code: str, message: str, line: int | None = None, column: int | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.line = line
+        self.column = column
 
 
 # pydantic error types that have a dedicated request code; everything else is request.invalid.

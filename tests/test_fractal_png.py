@@ -12,7 +12,7 @@ from matplotlib.colors import to_hex
 from matplotlib.image import AxesImage
 from matplotlib.patches import Rectangle
 
-from planner.service.fractals import fractal_figure, fractal_grid
+from planner.explain.fractals import fractal_figure, fractal_grid
 
 ROWS_PER_FRACTAL = 16
 LINE_BYTES = 32

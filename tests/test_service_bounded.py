@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis_budget import lowered
 
+from planner import request_codes
 from planner.budget import deadline_after
-from planner.service import codes
 from planner.service.bounded import MAX_BYTES, MAX_DFBS, MAX_OPS, bounded
 from planner.service.workers import WorkerPool
 from planner.testing.strategies.kernels import kernel_requests
@@ -74,4 +74,4 @@ def test_an_inline_answer_is_the_workers_answer(
 def test_an_inline_answer_past_its_deadline_is_a_timeout(pools: tuple[WorkerPool, WorkerPool]) -> None:
     inline, _ = pools
     outcome = inline.run("kernelcfg.resolve", kernel(MAX_OPS), deadline_after(0))
-    assert getattr(outcome, "code", None) == codes.TIMEOUT
+    assert getattr(outcome, "code", None) == request_codes.TIMEOUT

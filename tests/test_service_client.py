@@ -20,10 +20,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from planner import request_codes
 from planner.contract import RequestError
-from planner.service import codes
+from planner.limits import Limits
 from planner.service.client import PlannerClient, ServiceError
-from planner.service.limits import Limits
 from planner.service.methods import METHODS, answer
 from planner.service.stdio import serve_stdio
 
@@ -133,7 +133,7 @@ def test_no_reply_within_the_timeout_is_typed_and_the_late_reply_is_dropped() ->
     fake = FakeService()
     with pytest.raises(ServiceError) as silent:
         fake.client.call("planner.version")
-    assert silent.value.code == codes.NO_REPLY
+    assert silent.value.code == request_codes.NO_REPLY
     second = fake.client.send("planner.version")
     fake.reply({"jsonrpc": "2.0", "id": 1, "result": {"late": True}})
     fake.reply({"jsonrpc": "2.0", "id": second, "result": {"on_time": True}})
@@ -155,7 +155,7 @@ def test_a_reply_out_of_protocol_is_bad_reply(reply: Any) -> None:
     fake.reply(reply)
     with pytest.raises(ServiceError) as bad:
         fake.client.call("planner.version")
-    assert bad.value.code == codes.BAD_REPLY
+    assert bad.value.code == request_codes.BAD_REPLY
     assert bad.value.number is None
 
 
@@ -174,7 +174,7 @@ def test_a_service_that_closes_its_output_is_gone() -> None:
     fake.replies.close()
     with pytest.raises(ServiceError) as gone:
         fake.client.call("planner.version")
-    assert gone.value.code == codes.SERVICE_GONE
+    assert gone.value.code == request_codes.SERVICE_GONE
 
 
 def test_a_closed_client_refuses_to_send_or_receive() -> None:
@@ -183,7 +183,7 @@ def test_a_closed_client_refuses_to_send_or_receive() -> None:
     for action in (lambda: fake.client.send("planner.version"), fake.client.receive):
         with pytest.raises(ServiceError) as closed:
             action()
-        assert closed.value.code == codes.SERVICE_GONE
+        assert closed.value.code == request_codes.SERVICE_GONE
 
 
 def test_a_message_with_a_newline_is_refused_before_writing() -> None:
@@ -196,7 +196,7 @@ def test_a_service_that_exits_at_once_is_gone_and_reaped() -> None:
     client = PlannerClient(command=[sys.executable, "-c", "pass"], timeout=30.0)
     with pytest.raises(ServiceError) as gone:
         client.call("planner.version")
-    assert gone.value.code == codes.SERVICE_GONE
+    assert gone.value.code == request_codes.SERVICE_GONE
     assert "exit status 0" in gone.value.message
     assert client.close() == 0
 
@@ -204,7 +204,7 @@ def test_a_service_that_exits_at_once_is_gone_and_reaped() -> None:
 def test_a_command_that_cannot_start_is_gone(tmp_path: Path) -> None:
     with pytest.raises(ServiceError) as gone:
         PlannerClient(command=[str(tmp_path / "absent")])
-    assert gone.value.code == codes.SERVICE_GONE
+    assert gone.value.code == request_codes.SERVICE_GONE
     assert "cannot start" in gone.value.message
 
 

@@ -6,11 +6,11 @@ import json
 
 import pytest
 
+from planner import request_codes
 from planner.adapters import UNKNOWN_FORMAT, AdapterInputError, detect_adapter
 from planner.contract import RequestError
-from planner.service import codes
-from planner.service.limits import Limits
-from planner.service.requests import read_params, read_request
+from planner.inputs import read_params, read_request
+from planner.limits import Limits
 
 
 @pytest.mark.parametrize(
@@ -57,9 +57,9 @@ def test_read_request_finds_the_method(document: dict[str, object], method: str)
 @pytest.mark.parametrize(
     ("document", "code"),
     [
-        ([1, 2], codes.INVALID_ENVELOPE),
-        ({"ops": []}, codes.INVALID_ENVELOPE),
-        ({"method": "proofs.check", "params": [1]}, codes.INVALID_PARAMS),
+        ([1, 2], request_codes.INVALID_ENVELOPE),
+        ({"ops": []}, request_codes.INVALID_ENVELOPE),
+        ({"method": "proofs.check", "params": [1]}, request_codes.INVALID_PARAMS),
     ],
 )
 def test_read_request_refuses_what_it_cannot_place(document: object, code: str) -> None:
@@ -74,4 +74,4 @@ def test_read_params_unwraps_only_the_named_method() -> None:
     assert read_params(json.dumps(PROOF).encode(), Limits(), "proofs.check") == PROOF
     with pytest.raises(RequestError) as caught:
         read_params(wrapped, Limits(), "layout.plan")
-    assert caught.value.code == codes.INVALID_PARAMS
+    assert caught.value.code == request_codes.INVALID_PARAMS

@@ -26,7 +26,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_service_hostile import HARD, chain
 
-from planner.service import codes
+from planner import request_codes
 from planner.service.client import PlannerClient, ServiceError
 from planner.service.methods import METHODS
 
@@ -134,7 +134,7 @@ def test_kernelcfg_resolve_over_pipes(server: PlannerClient) -> None:
 def test_pypto_plan_over_pipes(server: PlannerClient) -> None:
     with pytest.raises(ServiceError) as refused:
         server.call("pypto.plan", {"text": "this is not a program", "filename": "x.py"})
-    assert (refused.value.code, refused.value.number) == (codes.BAD_INPUT, -32004)
+    assert (refused.value.code, refused.value.number) == (request_codes.BAD_INPUT, -32004)
     assert refused.value.data["details"]["code"].startswith("adapter.")
 
 
@@ -144,7 +144,7 @@ def test_pypto_plan_over_pipes(server: PlannerClient) -> None:
 def test_ttlang_plan_over_pipes(server: PlannerClient) -> None:
     with pytest.raises(ServiceError) as refused:
         server.call("ttlang.plan", {"text": "func.func @k( {", "filename": "x.mlir"})
-    assert refused.value.code == codes.BAD_INPUT
+    assert refused.value.code == request_codes.BAD_INPUT
     assert refused.value.data["details"]["code"].startswith("adapter.")
 
 
@@ -266,7 +266,7 @@ def ended_by_the_deadline(reply: Any) -> None:
     if "result" in reply:
         assert {entry["status"] for entry in reply["result"]["results"]} == {"unknown"}, reply
     else:
-        fails_with(codes.TIMEOUT)(reply)
+        fails_with(request_codes.TIMEOUT)(reply)
 
 
 def binding_chain(length: int) -> dict[str, Any]:
@@ -304,7 +304,7 @@ def mixed_batches(draw: st.DrawFn) -> tuple[bytes, Check]:
     members = draw(st.lists(st.sampled_from(GOOD_MEMBERS), min_size=1, max_size=6))
     if draw(st.booleans()):
         deep = json.loads(request_line("proofs.check", expression_request(deep_expression("negation", 100))))
-        members.append((deep, fails_with(codes.TOO_DEEP)))
+        members.append((deep, fails_with(request_codes.TOO_DEEP)))
     if draw(st.sampled_from([False] * 19 + [True])):  # one batch in twenty waits out the deadline
         members.append(HARD_MEMBER)
     messages = [{**message, "id": index} for index, (message, _) in enumerate(members)]
@@ -319,29 +319,29 @@ def mixed_batches(draw: st.DrawFn) -> tuple[bytes, Check]:
 
 
 hostile_messages: st.SearchStrategy[tuple[bytes, Check]] = st.one_of(
-    st.integers(65, 5000).map(lambda n: (b"[" * n + b"]" * n, fails_with(codes.TOO_DEEP))),
+    st.integers(65, 5000).map(lambda n: (b"[" * n + b"]" * n, fails_with(request_codes.TOO_DEEP))),
     st.integers(1, SOAK_MAX_BYTES // 2 - 1).map(
-        lambda n: (b'"' + b'\\"' * n, fails_with(codes.PARSE_ERROR))  # escaped quotes, never closed
+        lambda n: (b'"' + b'\\"' * n, fails_with(request_codes.PARSE_ERROR))  # escaped quotes, never closed
     ),
     st.integers(5000, 100_000).map(
         lambda n: (request_line("proofs.check", {"expr": '\\"' * n}), fails_with("request.bad_expression"))
     ),
     st.integers(SOAK_MAX_BYTES + 1, 2 * SOAK_MAX_BYTES).map(
-        lambda n: (b" " * n, fails_with(codes.TOO_LARGE))
+        lambda n: (b" " * n, fails_with(request_codes.TOO_LARGE))
     ),
     st.sampled_from(["1e400", "-1e400", "1e309", "123e999999"]).map(
         lambda bad: (
             b'{"jsonrpc":"2.0","id":' + bad.encode() + b',"method":"planner.version"}',
-            fails_with(codes.PARSE_ERROR),
+            fails_with(request_codes.PARSE_ERROR),
         )
     ),
     st.integers(1000, SOAK_MAX_BYTES - 100).map(
-        lambda n: (request_line("m" * n, {}), fails_with(codes.UNKNOWN_METHOD))
+        lambda n: (request_line("m" * n, {}), fails_with(request_codes.UNKNOWN_METHOD))
     ),
     st.binary(min_size=1, max_size=64).map(
         lambda junk: (
             b'{"jsonrpc":"2.0","id":1,"method":"\xff' + junk.replace(b"\n", b" ") + b'"}',
-            fails_with(codes.PARSE_ERROR),
+            fails_with(request_codes.PARSE_ERROR),
         )
     ),
     st.sampled_from([198, 199, 500, 2000, 10_000]).map(
@@ -353,7 +353,7 @@ hostile_messages: st.SearchStrategy[tuple[bytes, Check]] = st.one_of(
     ).map(
         lambda deep: (
             request_line("proofs.check", expression_request(deep_expression(*deep))),
-            fails_with(codes.TOO_DEEP),
+            fails_with(request_codes.TOO_DEEP),
         )
     ),
     mixed_batches(),
@@ -428,7 +428,7 @@ def test_eof_mid_message_answers_it_and_exits_0() -> None:
     assert client.receive()["id"] == 5
     with pytest.raises(ServiceError) as gone:
         client.receive()
-    assert gone.value.code == codes.SERVICE_GONE
+    assert gone.value.code == request_codes.SERVICE_GONE
     assert client.close() == 0
 
 
@@ -468,8 +468,8 @@ def post(url: str, body: bytes) -> Any:
 def test_http_face_serves_the_same_bodies() -> None:
     with http_service("--http", "127.0.0.1:0") as url:
         body = json.dumps({"jsonrpc": "2.0", "id": 7, "method": "proofs.check", "params": PROOF}).encode()
+        from planner.limits import Limits
         from planner.service.jsonrpc import handle_message
-        from planner.service.limits import Limits
 
         assert post(url, body).decode() == handle_message(body, Limits())
         assert json.loads(post(url, b"{"))["error"]["data"]["code"] == "request.parse_error"

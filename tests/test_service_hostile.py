@@ -28,7 +28,7 @@ from typing import Any
 
 import pytest
 
-from planner.service import codes
+from planner import request_codes
 from planner.service.client import PlannerClient
 
 TIMEOUT = 2.0
@@ -163,25 +163,25 @@ def chain(length: int) -> dict[str, Any]:
 
 
 HOSTILE_LINES: dict[str, tuple[bytes, str]] = {
-    "escaped quotes, 4 MB, unterminated": (b'"' + b'\\"' * (2 * 1024 * 1024 - 1), codes.PARSE_ERROR),
+    "escaped quotes, 4 MB, unterminated": (b'"' + b'\\"' * (2 * 1024 * 1024 - 1), request_codes.PARSE_ERROR),
     "escaped quotes, 64 KB, in a request": (
         request_line("proofs.check", {"expr": '\\"' * 32 * 1024}),
         "request.bad_expression",
     ),
-    "nesting 100,000 deep": (b"[" * 100_000 + b"]" * 100_000, codes.TOO_DEEP),
-    "id 1e400": (b'{"jsonrpc":"2.0","id":1e400,"method":"planner.version"}', codes.PARSE_ERROR),
-    "not UTF-8": (b'{"jsonrpc":"2.0","id":1,"method":"\xff"}', codes.PARSE_ERROR),
-    "a 3.9 MB method name": (request_line("m" * 3_900_000, {}), codes.UNKNOWN_METHOD),
-    "above the byte limit": (b" " * (4 * 1024 * 1024 + 10), codes.TOO_LARGE),
-    "a hung core": (request_line("proofs.check", fault(HANG)), codes.TIMEOUT),
+    "nesting 100,000 deep": (b"[" * 100_000 + b"]" * 100_000, request_codes.TOO_DEEP),
+    "id 1e400": (b'{"jsonrpc":"2.0","id":1e400,"method":"planner.version"}', request_codes.PARSE_ERROR),
+    "not UTF-8": (b'{"jsonrpc":"2.0","id":1,"method":"\xff"}', request_codes.PARSE_ERROR),
+    "a 3.9 MB method name": (request_line("m" * 3_900_000, {}), request_codes.UNKNOWN_METHOD),
+    "above the byte limit": (b" " * (4 * 1024 * 1024 + 10), request_codes.TOO_LARGE),
+    "a hung core": (request_line("proofs.check", fault(HANG)), request_codes.TIMEOUT),
     "a core that runs past its deadline": (
         request_line("proofs.check", {"expr": HARD, "bindings": [], "goals": ["non_negative"]}),
-        codes.TIMEOUT,
+        request_codes.TIMEOUT,
     ),
-    "a crashed worker": (request_line("proofs.check", fault(CRASH)), codes.INTERNAL),
-    "a core fault": (request_line("proofs.check", fault(DIVIDE)), codes.INTERNAL),
-    "an unprintable core fault": (request_line("proofs.check", fault(UNPRINTABLE)), codes.INTERNAL),
-    "details that are not JSON": (request_line("proofs.check", fault(BAD_DETAILS)), codes.INTERNAL),
+    "a crashed worker": (request_line("proofs.check", fault(CRASH)), request_codes.INTERNAL),
+    "a core fault": (request_line("proofs.check", fault(DIVIDE)), request_codes.INTERNAL),
+    "an unprintable core fault": (request_line("proofs.check", fault(UNPRINTABLE)), request_codes.INTERNAL),
+    "details that are not JSON": (request_line("proofs.check", fault(BAD_DETAILS)), request_codes.INTERNAL),
 }
 
 
@@ -189,7 +189,9 @@ HOSTILE_LINES: dict[str, tuple[bytes, str]] = {
 def test_stdio_answers_a_hostile_line_typed_and_keeps_serving(stdio: Stdio, case: str) -> None:
     line, expected = HOSTILE_LINES[case]
     reply, deadline = stdio.exchange(line)
-    if expected == codes.TIMEOUT and "result" in reply:  # a fast machine hits the resource limit first
+    if (
+        expected == request_codes.TIMEOUT and "result" in reply
+    ):  # a fast machine hits the resource limit first
         assert [result["status"] for result in reply["result"]["results"]] == ["unknown"], reply
         reply = {"error": {"data": {"code": expected}, "message": ""}}
     assert error_code(reply) == expected, reply
@@ -198,7 +200,7 @@ def test_stdio_answers_a_hostile_line_typed_and_keeps_serving(stdio: Stdio, case
     log = stdio.close()
     assert "Traceback" not in log
     internal = [entry for entry in log.splitlines() if "[request.internal]" in entry]
-    assert len(internal) == (1 if expected == codes.INTERNAL else 0), log
+    assert len(internal) == (1 if expected == request_codes.INTERNAL else 0), log
     assert all(entry.startswith("planner: internal error [request.internal] ") for entry in internal)
 
 
@@ -291,16 +293,16 @@ def test_malformed_http_gets_a_4xx_with_a_json_error(web: Http, case: str) -> No
     else:
         status, reply = web.raw(data)
     assert status == expected
-    assert reply["error"]["data"]["code"] in (codes.BAD_HTTP, codes.TOO_LARGE)
+    assert reply["error"]["data"]["code"] in (request_codes.BAD_HTTP, request_codes.TOO_LARGE)
     web.ping_within(started + READ_TIMEOUT)
 
 
 FAILED_CALLS: dict[str, tuple[bytes, str]] = {
-    "not JSON": (b"{", codes.PARSE_ERROR),
-    "an unknown method": (request_line("no.such", {}), codes.UNKNOWN_METHOD),
-    "4 MB of escaped quotes": (b'"' + b'\\"' * (2 * 1024 * 1024 - 1), codes.PARSE_ERROR),
-    "a hung core": (request_line("proofs.check", fault(HANG)), codes.TIMEOUT),
-    "a core fault": (request_line("proofs.check", fault(DIVIDE)), codes.INTERNAL),
+    "not JSON": (b"{", request_codes.PARSE_ERROR),
+    "an unknown method": (request_line("no.such", {}), request_codes.UNKNOWN_METHOD),
+    "4 MB of escaped quotes": (b'"' + b'\\"' * (2 * 1024 * 1024 - 1), request_codes.PARSE_ERROR),
+    "a hung core": (request_line("proofs.check", fault(HANG)), request_codes.TIMEOUT),
+    "a core fault": (request_line("proofs.check", fault(DIVIDE)), request_codes.INTERNAL),
 }
 
 
@@ -343,7 +345,7 @@ def test_a_stalled_client_never_delays_another(web: Http, start: bytes, trickle:
         time.sleep(0.2)
         web.ping_within(started - READ_TIMEOUT + 0.3)  # answered at once, while the other client stalls
         status, reply = stalled.result(timeout=30)
-    assert (status, reply["error"]["data"]["code"]) == (408, codes.TIMEOUT)
+    assert (status, reply["error"]["data"]["code"]) == (408, request_codes.TIMEOUT)
     assert time.monotonic() - started <= READ_TIMEOUT + PING_SLACK + 0.6
 
 
@@ -361,7 +363,7 @@ def test_a_hung_request_does_not_hold_other_connections(web: Http) -> None:
         time.sleep(0.2)
         web.ping_within(time.monotonic() - PING_SLACK + 0.5)
         status, reply = hung.result(timeout=30)
-    assert (status, reply["error"]["data"]["code"]) == (200, codes.TIMEOUT)
+    assert (status, reply["error"]["data"]["code"]) == (200, request_codes.TIMEOUT)
 
 
 def test_zz_http_service_logged_only_typed_lines_and_stayed_small(web: Http) -> None:

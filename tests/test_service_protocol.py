@@ -11,12 +11,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from planner import request_codes
 from planner.budget import check_deadline, deadline_after
 from planner.contract import RequestError
+from planner.limits import Limits, check_depth, dump_json, parse_json
 from planner.proofs.expr import MAX_EXPRESSION_DEPTH
-from planner.service import codes
 from planner.service.jsonrpc import handle_message
-from planner.service.limits import Limits, check_depth, dump_json, parse_json
 from planner.service.methods import METHODS, Method, answer
 from planner.service.stdio import read_messages, serve_stdio
 
@@ -66,19 +66,27 @@ def test_proofs_check_is_answered_with_a_result() -> None:
 @pytest.mark.parametrize(
     ("message", "code", "number"),
     [
-        (b"{not json", codes.PARSE_ERROR, -32700),
-        (b"\xff\xfe", codes.PARSE_ERROR, -32700),
-        (b'{"a": NaN}', codes.PARSE_ERROR, -32700),
-        (b"[]", codes.EMPTY_BATCH, -32600),
-        (b'"hello"', codes.INVALID_ENVELOPE, -32600),
-        (b'{"jsonrpc": "1.0", "id": 1, "method": "planner.version"}', codes.INVALID_ENVELOPE, -32600),
-        (b'{"jsonrpc": "2.0", "id": 1}', codes.INVALID_ENVELOPE, -32600),
-        (b'{"jsonrpc": "2.0", "id": [1], "method": "planner.version"}', codes.INVALID_ENVELOPE, -32600),
-        (b'{"jsonrpc": "2.0", "id": 1, "method": "planner.version", "x": 0}', codes.INVALID_ENVELOPE, -32600),
-        (b'{"jsonrpc": "2.0", "id": 1, "method": "no.such"}', codes.UNKNOWN_METHOD, -32601),
+        (b"{not json", request_codes.PARSE_ERROR, -32700),
+        (b"\xff\xfe", request_codes.PARSE_ERROR, -32700),
+        (b'{"a": NaN}', request_codes.PARSE_ERROR, -32700),
+        (b"[]", request_codes.EMPTY_BATCH, -32600),
+        (b'"hello"', request_codes.INVALID_ENVELOPE, -32600),
+        (b'{"jsonrpc": "1.0", "id": 1, "method": "planner.version"}', request_codes.INVALID_ENVELOPE, -32600),
+        (b'{"jsonrpc": "2.0", "id": 1}', request_codes.INVALID_ENVELOPE, -32600),
+        (
+            b'{"jsonrpc": "2.0", "id": [1], "method": "planner.version"}',
+            request_codes.INVALID_ENVELOPE,
+            -32600,
+        ),
+        (
+            b'{"jsonrpc": "2.0", "id": 1, "method": "planner.version", "x": 0}',
+            request_codes.INVALID_ENVELOPE,
+            -32600,
+        ),
+        (b'{"jsonrpc": "2.0", "id": 1, "method": "no.such"}', request_codes.UNKNOWN_METHOD, -32601),
         (
             b'{"jsonrpc": "2.0", "id": 1, "method": "proofs.check", "params": [1]}',
-            codes.INVALID_PARAMS,
+            request_codes.INVALID_PARAMS,
             -32602,
         ),
         (
@@ -96,8 +104,8 @@ def test_proofs_check_is_answered_with_a_result() -> None:
             "request.bad_expression",
             -32602,
         ),
-        (b"[" * 17 + b"]" * 17, codes.TOO_DEEP, -32002),
-        (b'{"a": "' + b"x" * 5000 + b'"}', codes.TOO_LARGE, -32001),
+        (b"[" * 17 + b"]" * 17, request_codes.TOO_DEEP, -32002),
+        (b'{"a": "' + b"x" * 5000 + b'"}', request_codes.TOO_LARGE, -32001),
     ],
 )
 def test_bad_requests_get_typed_errors(message: bytes, code: str, number: int) -> None:
@@ -122,7 +130,7 @@ def _negations(depth: int) -> str:
 )
 def test_an_expression_beyond_the_depth_limit_is_too_deep(expr: str) -> None:
     reply = rpc(request("proofs.check", {**PROOF, "expr": expr}), Limits(max_bytes=1 << 16))
-    assert error_code(reply) == codes.TOO_DEEP
+    assert error_code(reply) == request_codes.TOO_DEEP
     assert reply["error"]["code"] == -32002
     assert f"{MAX_EXPRESSION_DEPTH}-level limit" in reply["error"]["message"]
     assert len(reply["error"]["message"]) < 600
@@ -131,7 +139,7 @@ def test_an_expression_beyond_the_depth_limit_is_too_deep(expr: str) -> None:
 def test_parentheses_beyond_the_parsers_limit_are_too_deep() -> None:
     expr = "(" * 201 + "n0" + ")" * 201
     reply = rpc(request("proofs.check", {**PROOF, "expr": expr}), Limits(max_bytes=1 << 16))
-    assert error_code(reply) == codes.TOO_DEEP
+    assert error_code(reply) == request_codes.TOO_DEEP
     assert "200 parentheses" in reply["error"]["message"]
 
 
@@ -160,7 +168,10 @@ def test_batch_answers_each_request_in_order_and_skips_notifications() -> None:
     replies = rpc(batch)
     assert [r["id"] for r in replies] == [1, 2, None]
     assert "result" in replies[0]
-    assert [error_code(r) for r in replies[1:]] == [codes.UNKNOWN_METHOD, codes.INVALID_ENVELOPE]
+    assert [error_code(r) for r in replies[1:]] == [
+        request_codes.UNKNOWN_METHOD,
+        request_codes.INVALID_ENVELOPE,
+    ]
 
 
 def test_batch_of_notifications_gets_no_reply() -> None:
@@ -168,7 +179,9 @@ def test_batch_of_notifications_gets_no_reply() -> None:
 
 
 def test_batch_above_the_limit_is_refused() -> None:
-    assert error_code(rpc([request("planner.version", id=i) for i in range(9)])) == codes.BATCH_TOO_LARGE
+    assert (
+        error_code(rpc([request("planner.version", id=i) for i in range(9)])) == request_codes.BATCH_TOO_LARGE
+    )
 
 
 def test_replies_are_byte_identical_and_sorted() -> None:
@@ -203,7 +216,7 @@ def test_a_handler_past_its_deadline_answers_a_timeout(monkeypatch: pytest.Monke
     started = time.monotonic()
     outcome = answer("test.slow", {}, deadline_after(0.2))
     assert isinstance(outcome, RequestError)
-    assert outcome.code == codes.TIMEOUT
+    assert outcome.code == request_codes.TIMEOUT
     assert time.monotonic() - started < 1
 
 
@@ -213,7 +226,7 @@ def test_a_batch_keeps_answers_given_before_its_deadline(monkeypatch: pytest.Mon
     replies = rpc(batch, Limits(time_budget=0.2))
     assert [reply["id"] for reply in replies] == [1, 2, 3]
     assert replies[0]["result"]["protocol"] == "1"
-    assert [error_code(reply) for reply in replies[1:]] == [codes.TIMEOUT, codes.TIMEOUT]
+    assert [error_code(reply) for reply in replies[1:]] == [request_codes.TIMEOUT, request_codes.TIMEOUT]
 
 
 def test_deadlines_never_touch_z3_global_parameters() -> None:
@@ -229,13 +242,13 @@ def test_handler_returning_the_wrong_type_is_an_internal_error(monkeypatch: pyte
     register(monkeypatch, "test.broken", "builtins:repr")
     outcome = answer("test.broken", {}, None)
     assert isinstance(outcome, RequestError)
-    assert outcome.code == codes.INTERNAL
+    assert outcome.code == request_codes.INTERNAL
 
 
 def test_missing_core_is_unavailable(monkeypatch: pytest.MonkeyPatch) -> None:
     register(monkeypatch, "test.absent", "planner.no_such_module:run")
     reply = rpc(request("test.absent"))
-    assert error_code(reply) == codes.UNAVAILABLE
+    assert error_code(reply) == request_codes.UNAVAILABLE
     assert reply["error"]["code"] == -32005
 
 
@@ -263,7 +276,7 @@ def test_depth_check_agrees_with_the_nesting_of_the_parsed_value(value: Any, lim
     if _depth(value) > limit:
         with pytest.raises(RequestError) as caught:
             check_depth(text, limit)
-        assert caught.value.code == codes.TOO_DEEP
+        assert caught.value.code == request_codes.TOO_DEEP
     else:
         check_depth(text, limit)
         assert parse_json(text.encode(), Limits(max_depth=limit)) == value
@@ -286,7 +299,11 @@ def test_serve_stdio_answers_each_line_and_survives_bad_ones() -> None:
     serve_stdio(io.BytesIO(("\n".join(lines) + "\n").encode()), out, LIMITS)
     replies = [json.loads(line) for line in out.getvalue().splitlines()]
     assert ["result" in r for r in replies] == [True, False, False, False]
-    assert [error_code(r) for r in replies[1:]] == [codes.PARSE_ERROR, codes.TOO_LARGE, codes.UNKNOWN_METHOD]
+    assert [error_code(r) for r in replies[1:]] == [
+        request_codes.PARSE_ERROR,
+        request_codes.TOO_LARGE,
+        request_codes.UNKNOWN_METHOD,
+    ]
 
 
 class _Unprintable(Exception):
@@ -311,6 +328,6 @@ def test_a_core_fault_is_internal_and_the_stream_keeps_being_served(
     lines = [json.dumps(request("test.faulty", id=1)), json.dumps(request("planner.version", id=2))]
     serve_stdio(io.BytesIO(("\n".join(lines) + "\n").encode()), out, LIMITS)
     fault, version = (json.loads(line) for line in out.getvalue().splitlines())
-    assert (error_code(fault), fault["error"]["code"]) == (codes.INTERNAL, -32603)
+    assert (error_code(fault), fault["error"]["code"]) == (request_codes.INTERNAL, -32603)
     assert fault["error"]["message"].startswith("internal error (")
     assert version["id"] == 2 and "result" in version

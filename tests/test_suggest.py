@@ -10,11 +10,11 @@ from typing import Any
 
 import pytest
 
+from planner.adapters.protocol import AdapterPlanRequest
+from planner.advice.suggest import suggest, suggest_text
+from planner.advice.weight_feeds import b_operand_parameters
 from planner.cli import main
 from planner.service.methods import invoke
-from planner.service.protocol import AdapterPlanRequest
-from planner.service.suggest import suggest, suggest_text
-from planner.service.weight_feeds import b_operand_parameters
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "pypto" / "suggest_weights.py"

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from planner.contract import InputError
+
 
 @dataclass(frozen=True)
 class AdapterOutcome:
@@ -25,15 +27,5 @@ class AdapterOutcome:
     notes: list[str] | None = None
 
 
-class AdapterInputError(ValueError):
-    """The input is not IR this adapter reads (malformed text, unsupported construct).
-
-    Carries a stable `adapter.<name>` code and, where known, the 1-based line and column.
-    """
-
-    def __init__(self, code: str, message: str, line: int | None = None, column: int | None = None) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.line = line
-        self.column = column
+class AdapterInputError(InputError):
+    """The input is not IR this adapter reads; its code is a stable `adapter.<name>`."""

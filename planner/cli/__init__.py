@@ -1,7 +1,7 @@
 """The `planner` command: `main` parses the command line and runs one command.
 
 The grammar is `planner.cli.parser`; what the commands do, `planner.cli.commands` and
-`planner.cli.nz`; what they share (limits, inputs, outputs, exit codes, typed errors),
+`planner.cli.layout_commands`; what they share (limits, inputs, outputs, exit codes, typed errors),
 `planner.cli.io`. Heavy modules are imported inside each command, so `planner --help`
 starts fast.
 """
@@ -16,7 +16,7 @@ from planner.cli.parser import build_parser
 
 __all__ = ["build_parser", "main"]
 
-_DEBUG_ENV = "PLANNER_DEBUG"  # planner.service.codes.DEBUG_ENV, without importing it for --help
+_DEBUG_ENV = "PLANNER_DEBUG"  # planner.request_codes.DEBUG_ENV, without importing it for --help
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -31,6 +31,6 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return run(args)
     except Exception as exc:
-        from planner.service.codes import to_request_error
+        from planner.request_codes import to_request_error
 
         return fail(to_request_error(exc), getattr(args, "json", False))

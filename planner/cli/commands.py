@@ -27,8 +27,8 @@ from planner.cli.io import (
 def cmd_call(args: argparse.Namespace) -> int:
     from planner.budget import deadline_after
     from planner.contract import RequestError
+    from planner.inputs import read_input, read_params
     from planner.service.methods import answer, find_method
-    from planner.service.requests import read_input, read_params
 
     bounds = limits(args)
     deadline = deadline_after(bounds.time_budget)
@@ -102,7 +102,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
     for line in outcome.diagnostics:
         sys.stderr.write(line + "\n")
     if args.report:
-        from planner.service.limits import pretty_json
+        from planner.limits import pretty_json
 
         write(args.report, pretty_json(outcome.report), "--report")
     if not outcome.ok:
@@ -117,24 +117,30 @@ def cmd_plan(args: argparse.Namespace) -> int:
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
-    from planner.service import explain_conflict as explain
+    from planner.cli.request_files import answer_request_file
+    from planner.explain import conflicts
+    from planner.inputs import is_json_request
 
     check_outputs(args, [args.file], "--graph")
     with watchdog(args):
-        found = explain.explain_file(args.file, read_text(args), limits(args))
+        text = read_text(args)
+        if is_json_request(args.file, text):
+            found = conflicts.Explained(args.file, (answer_request_file(text.encode("utf-8"), limits(args)),))
+        else:
+            found = conflicts.explain_ir(args.file, text)
     if args.graph:
-        from planner.service import graph
+        from planner.explain import graph
 
         graph.draw(found, Path(args.graph))
     if args.json:
-        print_json(explain.to_json(found))
+        print_json(conflicts.to_json(found))
     else:
-        sys.stdout.write(explain.render(found))
+        sys.stdout.write(conflicts.render(found))
     return EXIT_OK if found.explanation is None else EXIT_REFUSED
 
 
 def cmd_explain_plan(args: argparse.Namespace) -> int:
-    from planner.service.remarks import explain_source
+    from planner.explain.remarks import explain_source
 
     explained = explain_source(args.file, read_text(args), limits(args))
     sys.stdout.write(explained.text)
@@ -142,7 +148,7 @@ def cmd_explain_plan(args: argparse.Namespace) -> int:
 
 
 def cmd_batch(args: argparse.Namespace) -> int:
-    from planner.service import batch
+    from planner.cli import batch
 
     inputs = batch.collect_inputs([Path(p) for p in args.paths])
     check_outputs(args, inputs, "--output")

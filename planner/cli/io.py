@@ -2,7 +2,7 @@
 
 Exit codes (docs/design/protocol.md): 0 planned/proven, 1 refused/conflict/refuted, 2 bad
 request or bad input (typed error on stderr; a JSON error object on stdout with `--json`).
-The service modules are imported inside each helper, so `planner --help` starts fast.
+The modules behind each helper are imported inside it, so `planner --help` starts fast.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from planner.adapters import AdapterInputError
     from planner.contract import RequestError
-    from planner.service.limits import Limits
+    from planner.limits import Limits
 
 EXIT_OK, EXIT_REFUSED, EXIT_BAD_REQUEST = 0, 1, 2
 _WATCHDOG_GRACE = 0.25  # seconds past the deadline before the watchdog ends a command
@@ -26,7 +26,7 @@ Command = Callable[[argparse.Namespace], int]
 
 
 def limits(args: argparse.Namespace) -> Limits:
-    from planner.service.limits import Limits
+    from planner.limits import Limits
 
     defaults = Limits()
     timeout = getattr(args, "timeout", defaults.time_budget)
@@ -38,9 +38,9 @@ def limits(args: argparse.Namespace) -> Limits:
 
 
 def read_text(args: argparse.Namespace) -> str:
-    from planner.service import requests
+    from planner import inputs
 
-    return requests.read_text(args.file, limits(args).max_bytes)
+    return inputs.read_text(args.file, limits(args).max_bytes)
 
 
 def input_name(args: argparse.Namespace) -> str:
@@ -51,7 +51,7 @@ def input_name(args: argparse.Namespace) -> str:
 
 def check_outputs(args: argparse.Namespace, inputs: list[str], *options: str) -> None:
     """Refuse unsafe outputs before any work, so a refusal never follows a long plan."""
-    from planner.service.outputs import check_output
+    from planner.outputs import check_output
 
     for option in options:
         target = getattr(args, option.lstrip("-"))
@@ -60,7 +60,7 @@ def check_outputs(args: argparse.Namespace, inputs: list[str], *options: str) ->
 
 
 def write(target: str, text: str, option: str) -> None:
-    from planner.service.outputs import write_output
+    from planner.outputs import write_output
 
     write_output(target, text, option)
 
@@ -78,9 +78,9 @@ def watchdog(args: argparse.Namespace) -> Iterator[None]:
     import threading
 
     def expire() -> None:
-        from planner.service import codes
+        from planner import request_codes
 
-        fail(codes.timed_out(), getattr(args, "json", False))
+        fail(request_codes.timed_out(), getattr(args, "json", False))
         sys.stdout.flush()
         os._exit(EXIT_BAD_REQUEST)
 
@@ -94,15 +94,15 @@ def watchdog(args: argparse.Namespace) -> Iterator[None]:
 
 
 def print_json(value: Any) -> None:
-    from planner.service.limits import pretty_json
+    from planner.limits import pretty_json
 
     sys.stdout.write(pretty_json(value))
 
 
 def fail(error: RequestError, as_json: bool) -> int:
-    from planner.service import codes
+    from planner import request_codes
 
-    if error.code != codes.INTERNAL:  # an internal fault has logged its own line
+    if error.code != request_codes.INTERNAL:  # an internal fault has logged its own line
         sys.stderr.write(f"planner: error: [{error.code}] {error.message}\n")
     if as_json:
         print_json({"error": error.to_json()})
@@ -117,10 +117,10 @@ def fail_at(filename: str, error: AdapterInputError) -> int:
 
 
 def bad_params(message: str) -> RequestError:
+    from planner import request_codes
     from planner.contract import RequestError
-    from planner.service import codes
 
-    return RequestError(codes.INVALID_PARAMS, message)
+    return RequestError(request_codes.INVALID_PARAMS, message)
 
 
 def adapter_options(pairs: list[str]) -> dict[str, str]:

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from planner import __version__
-from planner.cli import commands, nz
+from planner.cli import commands, layout_commands
 from planner.cli.io import Command
 
 DESCRIPTION = "The `planner` command line: plan IR files, call protocol methods, serve, explain conflicts."
@@ -97,12 +97,18 @@ def _add_commands(sub: Any) -> None:
 
     layout = sub.add_parser("layout", help="NZ layout tools", description="NZ layout tools")
     layout_sub = layout.add_subparsers(title="layout commands", required=True)
-    show = _subcommand(layout_sub, "show", nz.cmd_layout_show, "show which elements land in which NZ fractal")
+    show = _subcommand(
+        layout_sub, "show", layout_commands.cmd_layout_show, "show which elements land in which NZ fractal"
+    )
     show.add_argument("spec", metavar="TENSOR-SPEC", help='e.g. "[64, 64] FP16"')
     show.add_argument("--png", metavar="OUT.png", help="draw to a PNG (needs tile-planner[viz])")
     for name, run, what in (
-        ("pack", nz.cmd_layout_pack, "write a logical array in NZ byte order, as the blocked array"),
-        ("unpack", nz.cmd_layout_unpack, "read NZ-ordered bytes back into the logical array"),
+        (
+            "pack",
+            layout_commands.cmd_layout_pack,
+            "write a logical array in NZ byte order, as the blocked array",
+        ),
+        ("unpack", layout_commands.cmd_layout_unpack, "read NZ-ordered bytes back into the logical array"),
     ):
         packer = _subcommand(layout_sub, name, run, what)
         packer.add_argument("file", metavar="IN", help=".npy array, or .safetensors file with --tensors")
@@ -112,7 +118,9 @@ def _add_commands(sub: Any) -> None:
         if name == "unpack":
             packer.add_argument("--shape", metavar="R,C", help="logical shape (recorded in .safetensors)")
 
-    suggest = _subcommand(sub, "suggest", nz.cmd_suggest, "which ND weights of a PyPTO file may become pl.NZ")
+    suggest = _subcommand(
+        sub, "suggest", layout_commands.cmd_suggest, "which ND weights of a PyPTO file may become pl.NZ"
+    )
     suggest.add_argument("file", help="PyPTO program or source, or - for stdin")
     suggest.add_argument("--json", action="store_true", help="print the verdicts as JSON")
     suggest.add_argument("--apply", action="store_true", help="write pl.NZ on every eligible weight")

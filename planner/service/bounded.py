@@ -15,7 +15,7 @@ batch starts no member past it, so at most one inline member runs over, by that 
 from __future__ import annotations
 
 from planner.contract import RequestError
-from planner.service.limits import dump_json
+from planner.limits import dump_json
 from planner.service.methods import METHODS, load
 
 INLINE_METHODS = ("planner.version", "kernelcfg.resolve")

@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from types import TracebackType
 from typing import IO, Any
 
-from planner.service import codes
+from planner import request_codes
 
 JsonObject = dict[str, Any]
 DEFAULT_TIMEOUT = 60.0  # seconds to wait for one reply (and for the service to exit on close)
@@ -59,7 +59,7 @@ def _error_from(error: object) -> ServiceError:
         data, number = error.get("data"), error.get("code")
         if isinstance(data, dict) and isinstance(data.get("code"), str) and isinstance(number, int):
             return ServiceError(data["code"], str(error.get("message", "")), data, number=number)
-    return ServiceError(codes.BAD_REPLY, f"malformed JSON-RPC error member: {error!r:.200}")
+    return ServiceError(request_codes.BAD_REPLY, f"malformed JSON-RPC error member: {error!r:.200}")
 
 
 class _LineReader:
@@ -79,7 +79,9 @@ class _LineReader:
     def _fill(self, deadline: float | None) -> None:
         wait = None if deadline is None else max(0.0, deadline - time.monotonic())
         if not self._selector.select(wait):
-            raise ServiceError(codes.NO_REPLY, "no reply within the client's timeout; raise `timeout=`")
+            raise ServiceError(
+                request_codes.NO_REPLY, "no reply within the client's timeout; raise `timeout=`"
+            )
         chunk = os.read(self._fd, _READ_CHUNK)
         self._buffer += chunk
         self._ended = not chunk
@@ -119,7 +121,9 @@ class PlannerClient:
         try:
             process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr)
         except OSError as exc:
-            raise ServiceError(codes.SERVICE_GONE, f"cannot start {argv[0]}: {exc.strerror or exc}") from None
+            raise ServiceError(
+                request_codes.SERVICE_GONE, f"cannot start {argv[0]}: {exc.strerror or exc}"
+            ) from None
         assert process.stdin is not None and process.stdout is not None
         self._attach(process.stdout, process.stdin, timeout, process)
 
@@ -162,7 +166,7 @@ class PlannerClient:
 
     def _gone(self, what: str) -> ServiceError:
         status = "" if self.process is None else f" (exit status {_status(self.process)})"
-        return ServiceError(codes.SERVICE_GONE, f"the service {what}{status}; see its stderr")
+        return ServiceError(request_codes.SERVICE_GONE, f"the service {what}{status}; see its stderr")
 
     def send_raw(self, *messages: bytes) -> None:
         """Write framed messages as they are (one line each), in one write; for tests and tools."""
@@ -195,7 +199,7 @@ class PlannerClient:
             return json.loads(line)
         except ValueError:
             raise ServiceError(
-                codes.BAD_REPLY, f"the service sent a line that is not JSON: {line!r:.200}"
+                request_codes.BAD_REPLY, f"the service sent a line that is not JSON: {line!r:.200}"
             ) from None
 
     def _late(self, reply: Any) -> bool:
@@ -211,7 +215,7 @@ class PlannerClient:
             try:
                 reply = self.receive()
             except ServiceError as error:
-                if error.code == codes.NO_REPLY:
+                if error.code == request_codes.NO_REPLY:
                     self._abandoned.add(request_id)
                 raise
             if not self._late(reply):
@@ -224,13 +228,15 @@ class PlannerClient:
             raise _error_from(reply["error"])  # in-order replies: an error the service could not tie to an id
         if not isinstance(reply, dict) or reply.get("id") != request_id:
             raise ServiceError(
-                codes.BAD_REPLY, f"expected the reply to request {request_id}, got {reply!r:.200}"
+                request_codes.BAD_REPLY, f"expected the reply to request {request_id}, got {reply!r:.200}"
             )
         if "error" in reply:
             raise _error_from(reply["error"])
         result = reply.get("result")
         if not isinstance(result, dict):
-            raise ServiceError(codes.BAD_REPLY, f"a result must be a JSON object, got {result!r:.200}")
+            raise ServiceError(
+                request_codes.BAD_REPLY, f"a result must be a JSON object, got {result!r:.200}"
+            )
         return result
 
     def call(self, method: str, params: JsonObject | None = None) -> JsonObject:

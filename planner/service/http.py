@@ -23,10 +23,10 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, TextIO
 
+from planner import request_codes
 from planner.contract import RequestError
-from planner.service import codes
+from planner.limits import Limits, too_large
 from planner.service.jsonrpc import Runner, error_reply, handle_message
-from planner.service.limits import Limits, too_large
 
 DEFAULT_HOST = "127.0.0.1"
 MAX_CONNECTIONS = 64
@@ -38,7 +38,7 @@ def parse_address(text: str) -> tuple[str, int]:
     """`HOST:PORT` or `PORT` (loopback)."""
     host, _, port = text.rpartition(":")
     if not port.isdigit() or not 0 <= int(port) <= 65535:
-        raise RequestError(codes.INVALID_PARAMS, f"--http expects HOST:PORT or PORT, got {text!r}")
+        raise RequestError(request_codes.INVALID_PARAMS, f"--http expects HOST:PORT or PORT, got {text!r}")
     return (host.strip("[]") or DEFAULT_HOST, int(port))
 
 
@@ -47,7 +47,9 @@ def _loopback(host: str) -> bool:
     try:
         found = socket.getaddrinfo(host, None, socket.AF_INET, socket.SOCK_STREAM)
     except OSError as exc:
-        raise RequestError(codes.INVALID_PARAMS, f"--http host {host!r} does not resolve: {exc}") from None
+        raise RequestError(
+            request_codes.INVALID_PARAMS, f"--http host {host!r} does not resolve: {exc}"
+        ) from None
     return all(ipaddress.ip_address(entry[4][0]).is_loopback for entry in found)
 
 
@@ -56,7 +58,7 @@ def check_bind(address: tuple[str, int], allow_remote: bool) -> None:
     host = address[0]
     if not allow_remote and not _loopback(host):
         raise RequestError(
-            codes.NOT_LOOPBACK,
+            request_codes.NOT_LOOPBACK,
             f"--http {host} is not a loopback address and the service has no authentication; "
             f"bind {DEFAULT_HOST}, or pass --allow-remote to serve other hosts on purpose",
         )
@@ -106,15 +108,21 @@ class _Handler(BaseHTTPRequestHandler):
         self.close_connection = True
         if code == 501:
             self._send(
-                405, codes.BAD_HTTP, f"method {codes.excerpt(self.command)} is not served: POST JSON-RPC"
+                405,
+                request_codes.BAD_HTTP,
+                f"method {request_codes.excerpt(self.command)} is not served: POST JSON-RPC",
             )
         else:
-            self._send(code, codes.BAD_HTTP, message or self.responses.get(code, ("bad request",))[0])
+            self._send(code, request_codes.BAD_HTTP, message or self.responses.get(code, ("bad request",))[0])
 
     def _send(self, status: int, code: str, message: str) -> None:
         """A JSON error reply; once the read timer has cut the request short, always a 408."""
         if self._read_expired:
-            status, code, message = 408, codes.TIMEOUT, "the request did not arrive within the read timeout"
+            status, code, message = (
+                408,
+                request_codes.TIMEOUT,
+                "the request did not arrive within the read timeout",
+            )
         self._reply(status, _error_body(code, message))
 
     def _reply(self, status: int, body: bytes) -> None:
@@ -146,7 +154,7 @@ class _Handler(BaseHTTPRequestHandler):
     def _refuse(self, status: int, message: str) -> None:
         self._reading = False
         self.close_connection = True
-        self._send(status, codes.BAD_HTTP, message)
+        self._send(status, request_codes.BAD_HTTP, message)
 
     def do_POST(self) -> None:
         started = time.monotonic()
@@ -175,7 +183,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         self._reading = False
-        self._send(405, codes.BAD_HTTP, "POST a JSON-RPC 2.0 request")
+        self._send(405, request_codes.BAD_HTTP, "POST a JSON-RPC 2.0 request")
 
     def log_message(self, format: str, *args: Any) -> None:
         """Quiet: stdout and stderr belong to the caller."""
@@ -208,7 +216,9 @@ class PlannerHTTPServer(ThreadingHTTPServer):
             self._slots.release()
 
     def _turn_away(self, request: socket.socket) -> None:
-        body = _error_body(codes.BUSY, f"the service holds {MAX_CONNECTIONS} connections; retry shortly")
+        body = _error_body(
+            request_codes.BUSY, f"the service holds {MAX_CONNECTIONS} connections; retry shortly"
+        )
         head = "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\n"
         head += f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n"
         try:
@@ -224,7 +234,7 @@ class PlannerHTTPServer(ThreadingHTTPServer):
 
         fault = sys.exc_info()[1]
         if fault is not None and not isinstance(fault, OSError):
-            codes.internal_fault(fault)
+            request_codes.internal_fault(fault)
 
 
 def serve_http(

@@ -15,11 +15,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TypeAlias
 
+from planner import request_codes
 from planner.budget import deadline_after, expired
-from planner.contract import RequestError
-from planner.service import codes
-from planner.service.limits import Limits, dump_json, parse_json
-from planner.service.methods import JsonObject, answer
+from planner.contract import JsonObject, RequestError
+from planner.limits import Limits, dump_json, parse_json
+from planner.service.methods import answer
 
 Runner: TypeAlias = Callable[[object, object, float | None], JsonObject | RequestError]
 
@@ -28,7 +28,11 @@ _NO_ID = object()  # a notification: the member "id" is absent
 
 def error_object(error: RequestError) -> dict[str, Any]:
     """The JSON-RPC `error` member for a typed request error."""
-    return {"code": codes.jsonrpc_number(error.code), "message": error.message, "data": error.to_json()}
+    return {
+        "code": request_codes.jsonrpc_number(error.code),
+        "message": error.message,
+        "data": error.to_json(),
+    }
 
 
 def error_reply(error: RequestError) -> str:
@@ -53,17 +57,17 @@ def _valid_id(value: Any) -> bool:
 def _envelope_error(message: Any) -> RequestError | None:
     if not isinstance(message, dict):
         return RequestError(
-            codes.INVALID_ENVELOPE, f"a request must be a JSON object, got {type(message).__name__}"
+            request_codes.INVALID_ENVELOPE, f"a request must be a JSON object, got {type(message).__name__}"
         )
     if message.get("jsonrpc") != "2.0":
-        return RequestError(codes.INVALID_ENVELOPE, 'a request must carry "jsonrpc": "2.0"')
+        return RequestError(request_codes.INVALID_ENVELOPE, 'a request must carry "jsonrpc": "2.0"')
     if not isinstance(message.get("method"), str):
-        return RequestError(codes.INVALID_ENVELOPE, 'a request must carry a string "method"')
+        return RequestError(request_codes.INVALID_ENVELOPE, 'a request must carry a string "method"')
     if not _valid_id(message.get("id")):
-        return RequestError(codes.INVALID_ENVELOPE, '"id" must be a string, a number or null')
+        return RequestError(request_codes.INVALID_ENVELOPE, '"id" must be a string, a number or null')
     extra = sorted(set(message) - {"jsonrpc", "method", "params", "id"})
     if extra:
-        return RequestError(codes.INVALID_ENVELOPE, f"unknown request members: {', '.join(extra)}")
+        return RequestError(request_codes.INVALID_ENVELOPE, f"unknown request members: {', '.join(extra)}")
     return None
 
 
@@ -75,7 +79,7 @@ def _handle_one(message: Any, run: Runner, deadline: float | None) -> dict[str, 
         return _response(request_id, error=problem)
     request_id = message.get("id", _NO_ID)
     if expired(deadline):
-        outcome: JsonObject | RequestError = codes.timed_out()
+        outcome: JsonObject | RequestError = request_codes.timed_out()
     else:
         outcome = run(message["method"], message.get("params", {}), deadline)
     if request_id is _NO_ID:
@@ -90,11 +94,11 @@ def _handle_batch(
 ) -> list[dict[str, Any]] | dict[str, Any] | None:
     if not messages:
         return _response(
-            None, error=RequestError(codes.EMPTY_BATCH, "a batch must hold at least one request")
+            None, error=RequestError(request_codes.EMPTY_BATCH, "a batch must hold at least one request")
         )
     if len(messages) > limits.max_batch:
         message = f"a batch holds {len(messages)} requests, above the {limits.max_batch} limit"
-        return _response(None, error=RequestError(codes.BATCH_TOO_LARGE, message))
+        return _response(None, error=RequestError(request_codes.BATCH_TOO_LARGE, message))
     replies = [reply for reply in (_handle_one(m, run, deadline) for m in messages) if reply is not None]
     return replies or None
 
@@ -125,4 +129,4 @@ def handle_message(
     try:
         return _reply_text(data, limits, run, deadline)
     except Exception as exc:
-        return error_reply(codes.to_request_error(exc))
+        return error_reply(request_codes.to_request_error(exc))

@@ -1,5 +1,5 @@
-"""The method registry: name -> (request model, handler, response model), the handlers the
-service owns (the two adapter methods and `planner.version`), and the one dispatcher.
+"""The method registry: name -> (request model, handler, response model), the handler the
+service owns (`planner.version`), and the one dispatcher.
 
 Every entry names its parts by import path, so listing the methods costs nothing and a core
 that is not installed yields a typed `request.unavailable` instead of an import failure.
@@ -16,14 +16,10 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from planner import PROTOCOL_VERSION, __version__
-from planner.adapters import AdapterName, plan_with
+from planner import PROTOCOL_VERSION, __version__, request_codes
 from planner.budget import check_deadline
-from planner.contract import RequestError, request_error_from_validation
-from planner.service import codes
-from planner.service.protocol import AdapterPlanRequest, AdapterPlanResponse, VersionRequest, VersionResponse
-
-JsonObject = dict[str, Any]
+from planner.contract import JsonObject, RequestError, request_error_from_validation
+from planner.service.protocol import VersionRequest, VersionResponse
 
 
 def _all_proven(result: JsonObject) -> bool:
@@ -50,6 +46,7 @@ class Method:
 
 
 _SERVICE = "planner.service.protocol"
+_ADAPTERS = "planner.adapters.protocol"
 METHODS: dict[str, Method] = {
     m.name: m
     for m in (
@@ -76,23 +73,23 @@ METHODS: dict[str, Method] = {
         ),
         Method(
             "pypto.plan",
-            f"{_SERVICE}:AdapterPlanRequest",
-            "planner.service.methods:plan_pypto",
-            f"{_SERVICE}:AdapterPlanResponse",
+            f"{_ADAPTERS}:AdapterPlanRequest",
+            "planner.adapters.api:plan_pypto",
+            f"{_ADAPTERS}:AdapterPlanResponse",
             _is_ok,
         ),
         Method(
             "ttlang.plan",
-            f"{_SERVICE}:AdapterPlanRequest",
-            "planner.service.methods:plan_ttlang",
-            f"{_SERVICE}:AdapterPlanResponse",
+            f"{_ADAPTERS}:AdapterPlanRequest",
+            "planner.adapters.api:plan_ttlang",
+            f"{_ADAPTERS}:AdapterPlanResponse",
             _is_ok,
         ),
         Method(
             "layout.suggest",
-            f"{_SERVICE}:AdapterPlanRequest",
-            "planner.service.suggest:suggest",
-            f"{_SERVICE}:LayoutSuggestResponse",
+            f"{_ADAPTERS}:AdapterPlanRequest",
+            "planner.advice.suggest:suggest",
+            "planner.advice.protocol:LayoutSuggestResponse",
             _always,
         ),
         Method(
@@ -113,7 +110,7 @@ def load(reference: str) -> Any:
     try:
         found = getattr(importlib.import_module(module_name), attribute)
     except (ImportError, AttributeError) as exc:
-        raise RequestError(codes.UNAVAILABLE, f"{reference} is not available: {exc}") from None
+        raise RequestError(request_codes.UNAVAILABLE, f"{reference} is not available: {exc}") from None
     return found
 
 
@@ -126,14 +123,16 @@ def _takes_deadline(handler: Callable[..., Any]) -> bool:
 def find_method(name: object) -> Method:
     if not isinstance(name, str) or name not in METHODS:
         known = ", ".join(sorted(METHODS))
-        shown = codes.excerpt(repr(name))
-        raise RequestError(codes.UNKNOWN_METHOD, f"unknown method {shown}; expected one of {known}")
+        shown = request_codes.excerpt(repr(name))
+        raise RequestError(request_codes.UNKNOWN_METHOD, f"unknown method {shown}; expected one of {known}")
     return METHODS[name]
 
 
 def _validate(model: type[BaseModel], params: object) -> BaseModel:
     if not isinstance(params, dict):
-        raise RequestError(codes.INVALID_PARAMS, f"params must be a JSON object, got {type(params).__name__}")
+        raise RequestError(
+            request_codes.INVALID_PARAMS, f"params must be a JSON object, got {type(params).__name__}"
+        )
     try:
         return model.model_validate(params)
     except ValidationError as exc:
@@ -163,24 +162,7 @@ def answer(name: object, params: object, deadline: float | None) -> JsonObject |
     try:
         return invoke(name, params, deadline)
     except Exception as exc:
-        return codes.to_request_error(exc)
-
-
-def _plan(adapter: AdapterName, request: AdapterPlanRequest) -> AdapterPlanResponse:
-    outcome = plan_with(adapter, request.text, filename=request.filename, options=dict(request.options))
-    return AdapterPlanResponse(
-        ok=outcome.ok, text=outcome.text, diagnostics=outcome.diagnostics, report=outcome.report
-    )
-
-
-def plan_pypto(request: AdapterPlanRequest) -> AdapterPlanResponse:
-    """`pypto.plan`: plan a PyPTO printed program."""
-    return _plan("pypto", request)
-
-
-def plan_ttlang(request: AdapterPlanRequest) -> AdapterPlanResponse:
-    """`ttlang.plan`: plan a TT-Lang MLIR module."""
-    return _plan("ttlang", request)
+        return request_codes.to_request_error(exc)
 
 
 def version(request: VersionRequest) -> VersionResponse:

@@ -1,30 +1,8 @@
-"""Request/response models owned by the service: the adapter methods, `layout.suggest`, `planner.version`."""
+"""Request/response models owned by the service: `planner.version`."""
 
 from __future__ import annotations
 
-from typing import Annotated
-
-from pydantic import Field, JsonValue
-
 from planner.contract import ContractModel
-from planner.layout.protocol import Diagnostic
-
-
-class AdapterPlanRequest(ContractModel):
-    """Plan one IR file given as text (`pypto.plan`, `ttlang.plan`)."""
-
-    text: Annotated[str, Field(max_length=16 * 1024 * 1024)]
-    filename: Annotated[str, Field(min_length=1, max_length=4096)] = "<input>"
-    options: dict[str, str] = Field(default_factory=dict)  # adapter options, e.g. {"target": "a5"}
-
-
-class AdapterPlanResponse(ContractModel):
-    """The planned IR (or the input unchanged), compiler-style diagnostics and the per-function report."""
-
-    ok: bool
-    text: str
-    diagnostics: list[str] = Field(default_factory=list)
-    report: dict[str, JsonValue] = Field(default_factory=dict)
 
 
 class VersionRequest(ContractModel):
@@ -35,33 +13,3 @@ class VersionResponse(ContractModel):
     version: str
     protocol: str
     methods: list[str]
-
-
-class SuggestedLoad(ContractModel):
-    """A Mat load of the weight that would read NZ bytes as they are (NZ->NZ) instead of converting."""
-
-    op: str  # the op id in the dry run's layout.plan request
-    line: int  # where the load is in the source
-    column: int
-    bytes_not_converted: int | None  # the window's bytes; None when its extent is not static
-
-
-class SuggestedTensor(ContractModel):
-    """One ND tensor parameter feeding a matmul's B operand, planned as if it were `pl.NZ`."""
-
-    name: str
-    function: str
-    line: int  # the parameter's declaration; for an ineligible tensor, where the blocking diagnostic points
-    column: int
-    eligible: bool
-    also_annotated: list[str] = Field(default_factory=list)  # callers' parameters it is passed from
-    loads: list[SuggestedLoad] = Field(default_factory=list)
-    bytes_not_converted_total: int | None = 0
-    blocking: Diagnostic | None = None  # the first refusal of the dry run
-    warnings: list[Diagnostic] = Field(default_factory=list)  # what the annotated plan warns of
-
-
-class LayoutSuggestResponse(ContractModel):
-    """`layout.suggest`: a verdict for every candidate weight, in file order."""
-
-    tensors: list[SuggestedTensor] = Field(default_factory=list)

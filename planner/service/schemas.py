@@ -12,7 +12,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from planner.contract import RequestError
-from planner.service.limits import pretty_json
+from planner.limits import pretty_json
 from planner.service.methods import METHODS, load
 
 

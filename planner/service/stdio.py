@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import BinaryIO
 
+from planner.limits import Limits, too_large
 from planner.service.jsonrpc import Runner, error_reply, handle_message
-from planner.service.limits import Limits, too_large
 from planner.service.methods import answer
 
 _DRAIN_CHUNK = 1 << 16

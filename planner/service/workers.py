@@ -25,10 +25,10 @@ from multiprocessing.context import ForkServerContext
 from multiprocessing.process import BaseProcess
 from typing import Any
 
-from planner.contract import RequestError
-from planner.service import codes
+from planner import request_codes
+from planner.contract import JsonObject, RequestError
 from planner.service.bounded import bounded, preload
-from planner.service.methods import METHODS, JsonObject, answer
+from planner.service.methods import METHODS, answer
 
 GRACE = 0.2  # seconds a worker may run past the deadline before it is replaced
 RECYCLE_GROWTH = 32 * 1024 * 1024  # bytes of memory a worker may gain before it is replaced
@@ -112,13 +112,13 @@ class Worker:
         wait = None if deadline is None else max(0.0, deadline - time.monotonic()) + GRACE
         if not self._connection.poll(wait):
             self.replace()
-            return codes.timed_out()
+            return request_codes.timed_out()
         try:
             ok, payload = self._connection.recv()
         except (EOFError, OSError):
             code = self._process.exitcode
             self.replace()
-            return codes.internal_fault(RuntimeError(f"the worker process ended (exit code {code})"))
+            return request_codes.internal_fault(RuntimeError(f"the worker process ended (exit code {code})"))
         if _resident_bytes(self._process.pid) - self._started_bytes > RECYCLE_GROWTH:
             self.replace()
         return payload if ok else _error(payload)
@@ -150,7 +150,7 @@ class WorkerPool:
             wait = None if deadline is None else max(0.0, deadline - time.monotonic())
             worker = self._idle.get(timeout=wait)
         except queue.Empty:
-            return codes.timed_out()
+            return request_codes.timed_out()
         try:
             return worker.call(method, params, deadline)
         finally:

@@ -8,7 +8,7 @@ Public API: `plan_text` (plan a file's text into an `AdapterOutcome`) and
 
 from planner.adapters.pypto.driver import DEFAULT_TARGET, LayoutPlanner, build_requests, plan_text
 from planner.adapters.pypto.model import FunctionRequest
-from planner.adapters.pypto.source import SourcePosition
+from planner.adapters.pypto.splicing import SourcePosition
 
 __all__ = [
     "DEFAULT_TARGET",

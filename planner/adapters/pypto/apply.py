@@ -26,7 +26,7 @@ from planner.adapters.pypto import codes
 from planner.adapters.pypto.expressions import rename
 from planner.adapters.pypto.model import FunctionModel, OpSite
 from planner.adapters.pypto.program import STAMP, ProgramFunction
-from planner.adapters.pypto.source import Edit, SourceText, apply_edits
+from planner.adapters.pypto.splicing import Edit, SourceText, apply_edits
 from planner.layout.protocol import LayoutPlanResponse, PlannedOp
 from planner.proofs.expr import format_expr, parse_expr
 

@@ -19,7 +19,7 @@ from planner.adapters.pypto.model import FunctionModel, FunctionRequest
 from planner.adapters.pypto.program import Program, parse_program
 from planner.adapters.pypto.reader import read_function
 from planner.adapters.pypto.report import render_note, source_notes
-from planner.adapters.pypto.source import apply_edits
+from planner.adapters.pypto.splicing import apply_edits
 from planner.contract import RequestError
 from planner.layout import plan as layout_plan
 from planner.layout.protocol import LayoutPlanRequest, LayoutPlanResponse

@@ -17,7 +17,7 @@ from planner.adapters.pypto.carried import Induction, inductions, rebound_names
 from planner.adapters.pypto.expressions import callee_of, constant_value, tuple_names
 from planner.adapters.pypto.model import ScalarValue, TensorValue, TileValue, Unknown
 from planner.adapters.pypto.types import ScalarType
-from planner.adapters.pypto.windows import WindowReader
+from planner.adapters.pypto.window_syntax import WindowReader
 from planner.proofs.expr import BinOp, Const, parse_expr, to_json_value
 from planner.proofs.protocol import ForBinding, InductionBinding, IterArgBinding, ParamBinding, SpmdBinding
 

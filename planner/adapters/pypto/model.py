@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Final, TypeAlias
 
 from planner.adapters.pypto.program import ProgramFunction
-from planner.adapters.pypto.source import SourcePosition
+from planner.adapters.pypto.splicing import SourcePosition
 from planner.adapters.pypto.types import TensorType, TileType
 from planner.layout.protocol import LayoutOp, LayoutPlanRequest, MatmulProducer, TensorSpec
 from planner.proofs.expr import Expr

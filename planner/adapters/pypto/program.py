@@ -22,7 +22,7 @@ from pydantic import JsonValue
 from planner.adapters.outcome import AdapterInputError
 from planner.adapters.pypto import codes
 from planner.adapters.pypto.expressions import constant_value, dotted_name
-from planner.adapters.pypto.source import LINE_BREAK, SourceText
+from planner.adapters.pypto.splicing import LINE_BREAK, SourceText
 
 _HEADER = re.compile(r"#[ \t]*pypto\.program:[ \t]*([A-Za-z_][A-Za-z0-9_]*)[ \t]*")
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")

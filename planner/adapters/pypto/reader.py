@@ -30,7 +30,7 @@ from planner.adapters.pypto.model import (
 from planner.adapters.pypto.ops import YIELD
 from planner.adapters.pypto.program import Program, ProgramFunction
 from planner.adapters.pypto.types import ScalarType, TensorType, TileType, TupleType, is_unshaped
-from planner.adapters.pypto.windows import is_kernel_scope
+from planner.adapters.pypto.window_syntax import is_kernel_scope
 from planner.layout.protocol import LayoutPlanRequest
 from planner.proofs.expr import to_json_value
 from planner.proofs.protocol import (

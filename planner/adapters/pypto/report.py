@@ -15,7 +15,7 @@ from typing import Any
 
 from planner.adapters.pypto.apply import render_value
 from planner.adapters.pypto.model import FunctionModel
-from planner.adapters.pypto.source import SourcePosition, SourceText
+from planner.adapters.pypto.splicing import SourcePosition, SourceText
 from planner.layout.protocol import LayoutPlanResponse, ObligationRecord, PlannedOp, PlannedTensor
 
 _SPACES = re.compile(r"\s+")

@@ -15,7 +15,7 @@ from typing import TypeAlias, cast
 
 from planner.adapters.pypto import codes
 from planner.adapters.pypto.expressions import dotted_name
-from planner.adapters.pypto.source import SourceText
+from planner.adapters.pypto.splicing import SourceText
 from planner.layout.protocol import Layout, Memory
 from planner.proofs.expr import Expr
 from planner.targets.ascend import ASCEND_DTYPES

@@ -13,13 +13,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from planner import request_codes
 from planner.adapters import detect_adapter, plan_with
-from planner.budget import deadline_after
-from planner.contract import RequestError
-from planner.service import codes
-from planner.service.limits import Limits
-from planner.service.methods import JsonObject, find_method, invoke
-from planner.service.requests import read_request
+from planner.contract import JsonObject, RequestError
 
 _LOCATION = {severity: re.compile(rf"^(.+?:\d+:\d+): {severity}: ") for severity in ("error", "note")}
 METHOD_BY_ADAPTER = {"pypto": "layout.plan", "ttlang": "kernelcfg.resolve"}
@@ -27,17 +23,14 @@ METHOD_BY_ADAPTER = {"pypto": "layout.plan", "ttlang": "kernelcfg.resolve"}
 
 @dataclass(frozen=True, slots=True)
 class Subject:
-    """One planning question (a function's request) and the core's answer."""
+    """One planning question (a function's request), the core's answer and whether it refused."""
 
     method: str
     function: str | None
     request: JsonObject
     response: JsonObject
+    refused: bool
     location: str | None = None  # file:line:col of the function, when the adapter knows it
-
-    @property
-    def refused(self) -> bool:
-        return not find_method(self.method).succeeded(self.response)
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,41 +46,30 @@ class Explained:
 
 
 def _report_subjects(method: str, report: JsonObject) -> tuple[Subject, ...]:
-    """The adapter report's per-function records (`name` or `function`, `request`, `response`, `location`)."""
+    """The adapter report's per-function records (`name` or `function`, `request`, `response`, `location`);
+    both cores the adapters call answer `ok`."""
     return tuple(
         Subject(
             method,
             entry.get("function") or entry.get("name"),
             entry["request"],
             entry["response"],
+            not entry["response"]["ok"],
             entry.get("location"),
         )
         for entry in report.get("functions", [])
     )
 
 
-def _from_ir(source: str, text: str) -> Explained:
+def explain_ir(source: str, text: str) -> Explained:
+    """Plan an IR file through its adapter and keep every function's answer."""
     adapter = detect_adapter(source, text)
     outcome = plan_with(adapter, text, filename=source, options={})
-    return Explained(
+    found = Explained(
         source, _report_subjects(METHOD_BY_ADAPTER[adapter], outcome.report), tuple(outcome.diagnostics)
     )
-
-
-def _from_json(source: str, text: str, limits: Limits) -> Explained:
-    request = read_request(text.encode("utf-8"), limits)
-    response = invoke(request.method, request.params, deadline_after(limits.time_budget))
-    return Explained(
-        source, (Subject(request.method, request.params.get("function"), request.params, response),)
-    )
-
-
-def explain_file(source: str, text: str, limits: Limits) -> Explained:
-    """Plan the file (IR through its adapter, JSON through its method) and keep every answer."""
-    is_json = source.endswith(".json") or text.lstrip().startswith("{")
-    found = _from_json(source, text, limits) if is_json else _from_ir(source, text)
     if not found.subjects:
-        raise RequestError(codes.NOT_EXPLAINABLE, f"{source}: nothing in this file was planned")
+        raise RequestError(request_codes.NOT_EXPLAINABLE, f"{source}: nothing in this file was planned")
     return found
 
 

@@ -15,14 +15,13 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from planner import extras
 from planner.adapters import detect_adapter, plan_with
-from planner.budget import deadline_after
-from planner.service import optional
-from planner.service.codes import to_request_error
-from planner.service.explain_conflict import Subject, diagnostic_lines
-from planner.service.limits import Limits, dump_json
-from planner.service.methods import find_method, invoke
-from planner.service.requests import read_input, read_request, read_text
+from planner.cli.request_files import answer_request_file
+from planner.explain.conflicts import diagnostic_lines
+from planner.inputs import read_input, read_text
+from planner.limits import Limits, dump_json
+from planner.request_codes import to_request_error
 
 INPUT_SUFFIXES = frozenset({".py", ".mlir", ".json"})
 
@@ -50,12 +49,10 @@ def collect_inputs(paths: Iterable[Path]) -> list[str]:
 
 
 def _plan_json(path: str, data: bytes, limits: Limits) -> FileResult:
-    request = read_request(data, limits)
-    response = invoke(request.method, request.params, deadline_after(limits.time_budget))
-    if find_method(request.method).succeeded(response):
-        return FileResult(path, 0, request.method)
-    subject = Subject(request.method, request.params.get("function"), request.params, response)
-    return FileResult(path, 1, request.method, diagnostic_lines(path, subject))
+    subject = answer_request_file(data, limits)
+    if not subject.refused:
+        return FileResult(path, 0, subject.method)
+    return FileResult(path, 1, subject.method, diagnostic_lines(path, subject))
 
 
 def _plan_ir(path: str, text: str) -> FileResult:
@@ -85,7 +82,7 @@ def _pool(paths: list[str], workers: int, limits: Limits) -> Iterator[FileResult
 
 
 def _dask(paths: list[str], workers: int, address: str, limits: Limits) -> Iterator[FileResult]:
-    distributed = optional.dask_distributed()
+    distributed = extras.dask_distributed()
     cluster = (
         distributed.LocalCluster(n_workers=max(workers, 1), processes=True) if address == "local" else None
     )

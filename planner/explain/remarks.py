@@ -12,15 +12,15 @@ from dataclasses import dataclass
 
 from pydantic import ValidationError
 
+from planner import request_codes
 from planner.adapters.ttlang.diagnostics import Located
 from planner.adapters.ttlang.planning import read_kernels
 from planner.contract import RequestError, request_error_from_validation
+from planner.explain import conflicts
+from planner.inputs import is_json_request, read_request
 from planner.kernelcfg import resolve
 from planner.kernelcfg.protocol import Decision, KernelcfgResolveRequest
-from planner.service import codes
-from planner.service import explain_conflict as conflicts
-from planner.service.limits import Limits
-from planner.service.requests import read_request
+from planner.limits import Limits
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,13 +44,13 @@ def _at(source: str, where: Located) -> str:
     return f"{source}:{line}:{column}: "
 
 
-def _from_mlir(source: str, text: str, limits: Limits) -> Explained:
+def _from_mlir(source: str, text: str) -> Explained:
     lines: list[str] = []
     for kernel in read_kernels(text, source, None)[2]:
         request = kernel.request
         response = resolve(request.model_copy(update={"explain": True})) if request is not None else None
         if response is None or response.explanation is None:
-            return _refused(source, text, limits)
+            return Explained(False, conflicts.render(conflicts.explain_ir(source, text)))
         function = _at(source, Located(kernel.parsed, kernel.function))
         for decision in response.explanation.decisions:
             op = kernel.kernel.op_by_id.get(decision.op) if decision.op is not None else None
@@ -63,7 +63,7 @@ def _from_json(source: str, text: str, limits: Limits) -> Explained:
     found = read_request(text.encode("utf-8"), limits)
     if found.method != "kernelcfg.resolve":
         raise RequestError(
-            codes.INVALID_PARAMS, f"{source}: planner explain reads kernelcfg.resolve requests"
+            request_codes.INVALID_PARAMS, f"{source}: planner explain reads kernelcfg.resolve requests"
         )
     try:
         request = KernelcfgResolveRequest.model_validate({**found.params, "explain": True})
@@ -71,7 +71,14 @@ def _from_json(source: str, text: str, limits: Limits) -> Explained:
         raise request_error_from_validation(exc) from None
     response = resolve(request)
     if response.explanation is None:
-        return _refused(source, text, limits)
+        refused = conflicts.Subject(
+            found.method,
+            found.params.get("function"),
+            found.params,
+            response.model_dump(mode="json"),
+            refused=True,
+        )
+        return Explained(False, conflicts.render(conflicts.Explained(source, (refused,))))
     where = f"{source}:@{request.function}" if request.function else source
     lines = [
         f"{where}: remark: {f'op {d.op!r}: ' if d.op else ''}{remark(d)}"
@@ -80,13 +87,6 @@ def _from_json(source: str, text: str, limits: Limits) -> Explained:
     return Explained(True, "".join(line + "\n" for line in lines))
 
 
-def _refused(source: str, text: str, limits: Limits) -> Explained:
-    """What `explain-conflict` says about the same file."""
-    found = conflicts.explain_file(source, text, limits)
-    return Explained(False, conflicts.render(found))
-
-
 def explain_source(source: str, text: str, limits: Limits) -> Explained:
     """Remarks for every decision of every function in `text` (MLIR or a JSON request)."""
-    is_json = source.endswith(".json") or text.lstrip().startswith("{")
-    return _from_json(source, text, limits) if is_json else _from_mlir(source, text, limits)
+    return _from_json(source, text, limits) if is_json_request(source, text) else _from_mlir(source, text)

@@ -21,21 +21,22 @@ from dataclasses import dataclass
 from math import prod
 
 from planner.adapters.outcome import AdapterInputError
+from planner.adapters.protocol import AdapterPlanRequest
 from planner.adapters.pypto import FunctionRequest, build_requests
 from planner.adapters.pypto.diagnostics import diagnostic_position
 from planner.adapters.pypto.driver import BYTE_ORDER_MARK
 from planner.adapters.pypto.program import Program, parse_program
-from planner.adapters.pypto.source import Edit, apply_edits
-from planner.layout import plan
-from planner.layout.protocol import Diagnostic, LayoutPlanResponse, LoadOp, SliceOp
-from planner.service.nz_annotations import (
+from planner.adapters.pypto.splicing import Edit, apply_edits
+from planner.advice.nz_annotations import (
     Blocked,
     ParameterSite,
     forwarding_callers,
     nd_tensor_parameters,
 )
-from planner.service.protocol import AdapterPlanRequest, LayoutSuggestResponse, SuggestedLoad, SuggestedTensor
-from planner.service.weight_feeds import b_operand_parameters
+from planner.advice.protocol import LayoutSuggestResponse, SuggestedLoad, SuggestedTensor
+from planner.advice.weight_feeds import b_operand_parameters
+from planner.layout import plan
+from planner.layout.protocol import Diagnostic, LayoutPlanResponse, LoadOp, SliceOp
 from planner.targets.ascend import ASCEND_DTYPES
 
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from planner.adapters.pypto import codes
 from planner.adapters.pypto.expressions import callee_of, dotted_name
 from planner.adapters.pypto.program import Program
-from planner.adapters.pypto.source import Edit, SourcePosition, SourceText
+from planner.adapters.pypto.splicing import Edit, SourcePosition, SourceText
 from planner.layout.protocol import Diagnostic
 
 _DIRECTION_WRAPPERS = ("pl.In", "pl.Out", "pl.InOut")

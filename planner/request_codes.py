@@ -1,5 +1,5 @@
-"""The `request.*` codes the service, the CLI and the client raise, their JSON-RPC 2.0 error
-numbers, and the one place an exception becomes a typed `request.*` error.
+"""The `request.*` codes every face raises (service, CLI, client, features), their JSON-RPC 2.0
+error numbers, and the one place an exception becomes a typed `request.*` error.
 
 Validation codes (`request.unknown_field`, `request.missing_field`, ...) are defined in
 `planner.contract`; this table only gives them their JSON-RPC number (invalid params).
@@ -11,10 +11,9 @@ import os
 import sys
 import traceback
 
-from planner.adapters.outcome import AdapterInputError
 from planner.budget import BudgetExceeded
 from planner.contract import TOO_DEEP as TOO_DEEP
-from planner.contract import RequestError
+from planner.contract import InputError, RequestError
 
 PARSE_ERROR = "request.parse_error"
 INVALID_ENVELOPE = "request.invalid_envelope"
@@ -98,7 +97,7 @@ def to_request_error(exc: Exception) -> RequestError:
     """Map any failure while answering a request to a typed error; unknown ones are internal faults."""
     if isinstance(exc, RequestError):
         return exc
-    if isinstance(exc, AdapterInputError):
+    if isinstance(exc, InputError):
         where = {"line": exc.line, "column": exc.column} if exc.line is not None else {}
         return RequestError(BAD_INPUT, f"[{exc.code}] {excerpt(exc.message)}", {"code": exc.code, **where})
     if isinstance(exc, BudgetExceeded):

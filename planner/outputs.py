@@ -10,8 +10,8 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
+from planner import request_codes
 from planner.contract import RequestError
-from planner.service import codes
 
 
 def _same_file(output: Path, source: str) -> bool:
@@ -30,14 +30,17 @@ def check_output(output: str, inputs: Iterable[str], option: str) -> None:
     path = Path(output)
     if any(_same_file(path, source) for source in inputs):
         raise RequestError(
-            codes.OUTPUT_IS_INPUT,
-            f"{option} {codes.excerpt(output)} is an input file; it would be overwritten",
+            request_codes.OUTPUT_IS_INPUT,
+            f"{option} {request_codes.excerpt(output)} is an input file; it would be overwritten",
         )
     if path.is_dir():
-        raise RequestError(codes.UNWRITABLE, f"{option} {codes.excerpt(output)} is a directory, not a file")
+        raise RequestError(
+            request_codes.UNWRITABLE, f"{option} {request_codes.excerpt(output)} is a directory, not a file"
+        )
     if not path.resolve().parent.is_dir():
         raise RequestError(
-            codes.UNWRITABLE, f"{option} {codes.excerpt(output)}: the directory {path.parent} does not exist"
+            request_codes.UNWRITABLE,
+            f"{option} {request_codes.excerpt(output)}: the directory {path.parent} does not exist",
         )
 
 
@@ -47,5 +50,6 @@ def write_output(output: str, text: str, option: str) -> None:
         Path(output).write_text(text, encoding="utf-8")
     except OSError as exc:
         raise RequestError(
-            codes.UNWRITABLE, f"cannot write {option} {codes.excerpt(output)}: {exc.strerror or exc}"
+            request_codes.UNWRITABLE,
+            f"cannot write {option} {request_codes.excerpt(output)}: {exc.strerror or exc}",
         ) from None

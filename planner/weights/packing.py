@@ -17,11 +17,11 @@ from typing import Any
 
 import numpy as np
 
+from planner import request_codes
 from planner.contract import RequestError
 from planner.layout.host import NzGeometry, dtype_name, nz_geometry, pack, unpack
-from planner.service import codes
-from planner.service import safetensors as st
 from planner.targets.ascend import ASCEND_DTYPES
+from planner.weights import safetensors as st
 
 # The PyPTO dtype a safetensors dtype names (c0 follows from it); others need --dtype.
 PYPTO_DTYPE = {
@@ -54,14 +54,16 @@ def parse_shape(text: str) -> tuple[int, ...]:
     except ValueError:
         shape = ()
     if not shape or any(extent < 0 for extent in shape):
-        raise RequestError(codes.INVALID_PARAMS, f"--shape expects extents like 4096,4096, got {text!r}")
+        raise RequestError(
+            request_codes.INVALID_PARAMS, f"--shape expects extents like 4096,4096, got {text!r}"
+        )
     return shape
 
 
 def _distinct(source: Path, target: Path) -> None:
     if source.resolve() == target.resolve():
         raise RequestError(
-            codes.INVALID_PARAMS, f"the output {target} is the input; name another file with -o"
+            request_codes.INVALID_PARAMS, f"the output {target} is the input; name another file with -o"
         )
 
 
@@ -84,13 +86,13 @@ def _load_npy(path: Path) -> np.ndarray[Any, Any]:
     try:
         with path.open("rb") as stream:
             if stream.read(len(_NPY_MAGIC)) != _NPY_MAGIC:
-                raise RequestError(codes.BAD_INPUT, f"{path} is not an .npy file (no .npy header)")
+                raise RequestError(request_codes.BAD_INPUT, f"{path} is not an .npy file (no .npy header)")
             stream.seek(0)
             return np.lib.format.read_array(stream, allow_pickle=False)
     except OSError as exc:
-        raise RequestError(codes.UNREADABLE, f"cannot read {path}: {exc.strerror or exc}") from None
+        raise RequestError(request_codes.UNREADABLE, f"cannot read {path}: {exc.strerror or exc}") from None
     except (ValueError, EOFError) as exc:
-        raise RequestError(codes.BAD_INPUT, f"{path} is not a readable .npy array ({exc})") from None
+        raise RequestError(request_codes.BAD_INPUT, f"{path} is not a readable .npy array ({exc})") from None
 
 
 def _save_npy(path: Path, array: np.ndarray[Any, Any]) -> None:
@@ -109,7 +111,7 @@ def pack_safetensors(source: Path, target: Path, names: Sequence[str], dtype: st
         entry = header.entry(name)
         if SHAPE_KEY + name in metadata:
             raise RequestError(
-                codes.INVALID_PARAMS, f"tensor {name!r} is already NZ packed (see its metadata)"
+                request_codes.INVALID_PARAMS, f"tensor {name!r} is already NZ packed (see its metadata)"
             )
         geometry = nz_geometry(entry.shape, _element_dtype(entry, dtype), name)
         changes[name] = st.Change(geometry.blocked, _packer(geometry, name))
@@ -127,7 +129,7 @@ def unpack_safetensors(
     unique = list(dict.fromkeys(names))
     if shape is not None and len(unique) != 1:
         raise RequestError(
-            codes.INVALID_PARAMS, "--shape names one tensor's shape; unpack one tensor with it"
+            request_codes.INVALID_PARAMS, "--shape names one tensor's shape; unpack one tensor with it"
         )
     header = st.read_header(source)
     metadata = dict(header.metadata)
@@ -147,7 +149,8 @@ def unpack_safetensors(
 def _recorded_shape(name: str, recorded: str | None) -> tuple[int, ...]:
     if recorded is None:
         raise RequestError(
-            codes.INVALID_PARAMS, f"tensor {name!r} has no recorded logical shape; give it with --shape R,C"
+            request_codes.INVALID_PARAMS,
+            f"tensor {name!r} has no recorded logical shape; give it with --shape R,C",
         )
     return parse_shape(recorded)
 
@@ -158,14 +161,14 @@ def _element_dtype(entry: st.TensorEntry, dtype: str | None) -> str:
     if dtype is None:
         if entry.dtype not in PYPTO_DTYPE:
             raise RequestError(
-                codes.INVALID_PARAMS,
+                request_codes.INVALID_PARAMS,
                 f"tensor {entry.name!r} is {entry.dtype}; name its PyPTO dtype with --dtype",
             )
         return PYPTO_DTYPE[entry.dtype]
     name = dtype_name(dtype)
     if width is None or ASCEND_DTYPES[name].bits != 8 * width:
         raise RequestError(
-            codes.INVALID_PARAMS,
+            request_codes.INVALID_PARAMS,
             f"tensor {entry.name!r} is {entry.dtype} ({width or '?'}-byte elements); --dtype {name} has "
             f"{ASCEND_DTYPES[name].bits}-bit elements",
         )

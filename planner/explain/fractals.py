@@ -14,12 +14,14 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from pydantic import ValidationError
 
+from planner import extras, request_codes
 from planner.budget import deadline_after
-from planner.contract import RequestError
-from planner.service import codes, optional
-from planner.service.limits import Limits
-from planner.service.methods import invoke
+from planner.contract import RequestError, request_error_from_validation
+from planner.layout import plan
+from planner.layout.protocol import LayoutPlanRequest
+from planner.limits import Limits
 
 _SPEC = re.compile(r"^\s*\[\s*(\d+(?:\s*,\s*\d+)*)\s*,?\s*\]\s*([A-Za-z][A-Za-z0-9_]*)\s*$")
 FRACTAL_ROWS = 16
@@ -53,7 +55,9 @@ class FractalGrid:
 def _parse_spec(spec: str) -> tuple[list[int], str]:
     match = _SPEC.match(spec)
     if match is None:
-        raise RequestError(codes.INVALID_PARAMS, f'a tensor spec looks like "[64, 64] FP16", got {spec!r}')
+        raise RequestError(
+            request_codes.INVALID_PARAMS, f'a tensor spec looks like "[64, 64] FP16", got {spec!r}'
+        )
     return [int(extent) for extent in match.group(1).split(",")], match.group(2).upper()
 
 
@@ -61,12 +65,20 @@ def fractal_grid(spec: str) -> FractalGrid:
     """Plan `spec` as one NZ tensor; a refusal is reported with its `nz.*` code and fix."""
     shape, dtype = _parse_spec(spec)
     params = {"tensors": [{"name": "t", "shape": shape, "dtype": dtype, "layout": "NZ"}]}
-    response = invoke("layout.plan", params, deadline_after(Limits().time_budget))
-    if not response["ok"]:
-        first = response["diagnostics"][0]
-        raise RequestError(codes.BAD_INPUT, f"[{first['code']}] {first['message']}", {"code": first["code"]})
-    planned = response["tensors"][0]
-    return FractalGrid(spec.strip(), dtype, tuple(shape), tuple(planned["shape"]), tuple(planned["strides"]))
+    try:
+        request = LayoutPlanRequest.model_validate(params)
+    except ValidationError as exc:
+        raise request_error_from_validation(exc) from None
+    response = plan(request, deadline=deadline_after(Limits().time_budget))
+    if not response.ok:
+        first = response.diagnostics[0]
+        raise RequestError(request_codes.BAD_INPUT, f"[{first.code}] {first.message}", {"code": first.code})
+    planned = response.tensors[0]
+    # Every extent of a tensor with literal dimensions is a literal: the blocking introduces no names.
+    blocked, strides = (
+        tuple(int(extent) for extent in values) for values in (planned.shape, planned.strides)
+    )
+    return FractalGrid(spec.strip(), dtype, tuple(shape), blocked, strides)
 
 
 def _span(start: int, size: int) -> str:
@@ -167,7 +179,7 @@ def _draw_byte_order(figure: Any, axes: Any, grid: FractalGrid) -> None:
 
 def fractal_figure(grid: FractalGrid) -> Any:
     """The fractal map and the byte order inside one fractal, as a matplotlib figure (`tile-planner[viz]`)."""
-    plt = optional.pyplot()
+    plt = extras.pyplot()
     rows, cols = min(grid.row_blocks, MAX_DRAWN_BLOCKS), min(grid.col_blocks, MAX_DRAWN_BLOCKS)
     aspect = rows * FRACTAL_ROWS / (cols * grid.c0)
     figure, (fractal_map, byte_order) = plt.subplots(
@@ -181,7 +193,7 @@ def fractal_figure(grid: FractalGrid) -> Any:
 
 def draw_png(grid: FractalGrid, path: Path) -> None:
     """Write `fractal_figure(grid)` to a PNG."""
-    plt = optional.pyplot()
+    plt = extras.pyplot()
     figure = fractal_figure(grid)
     figure.savefig(path, dpi=110)
     plt.close(figure)

@@ -13,10 +13,9 @@ from typing import Any
 
 import networkx as nx
 
-from planner.contract import RequestError
-from planner.service import codes, optional
-from planner.service.explain_conflict import Explained, Subject
-from planner.service.methods import JsonObject
+from planner import extras, request_codes
+from planner.contract import JsonObject, RequestError
+from planner.explain.conflicts import Explained, Subject
 
 _HIGHLIGHT = {"color": "red", "penwidth": "2.5", "fontcolor": "red"}
 
@@ -85,7 +84,7 @@ def conflict_graph(found: Explained) -> Any:
     subject = found.explanation or found.subjects[0]
     builder = _BUILDERS.get(subject.method)
     if builder is None:
-        raise RequestError(codes.NOT_EXPLAINABLE, f"{subject.method} answers have no graph to draw")
+        raise RequestError(request_codes.NOT_EXPLAINABLE, f"{subject.method} answers have no graph to draw")
     return builder(subject)
 
 
@@ -111,7 +110,7 @@ _COLUMN_BY_PREFIX = {"dfb": 0, "tensor": 0, "op": 1, "setting": 2, "unpack": 2}
 
 def _draw_png(graph: Any, path: Path) -> None:
     """Columns read left to right: buffers (or tensors), ops, the shared settings they constrain."""
-    plt = optional.pyplot()
+    plt = extras.pyplot()
     for node in graph.nodes:
         graph.nodes[node]["column"] = _COLUMN_BY_PREFIX.get(str(node).split(":", 1)[0], 1)
     positions = nx.multipartite_layout(graph, subset_key="column")
@@ -138,4 +137,6 @@ def draw(found: Explained, path: Path) -> None:
     elif path.suffix.lower() == ".dot":
         path.write_text(to_dot(graph), encoding="utf-8")
     else:
-        raise RequestError(codes.INVALID_PARAMS, f"--graph writes .dot or .png files, got {path.name!r}")
+        raise RequestError(
+            request_codes.INVALID_PARAMS, f"--graph writes .dot or .png files, got {path.name!r}"
+        )

@@ -19,7 +19,7 @@ from planner.cli.io import (
 
 
 def cmd_layout_show(args: argparse.Namespace) -> int:
-    from planner.service import fractals
+    from planner.explain import fractals
 
     grid = fractals.fractal_grid(args.spec)
     if args.png:
@@ -30,7 +30,7 @@ def cmd_layout_show(args: argparse.Namespace) -> int:
 
 
 def cmd_layout_pack(args: argparse.Namespace) -> int:
-    from planner.service import packing
+    from planner.weights import packing
 
     source, target = Path(args.file), Path(args.output)
     if args.tensors is not None:
@@ -42,7 +42,7 @@ def cmd_layout_pack(args: argparse.Namespace) -> int:
 
 
 def cmd_layout_unpack(args: argparse.Namespace) -> int:
-    from planner.service import packing
+    from planner.weights import packing
 
     source, target = Path(args.file), Path(args.output)
     shape = None if args.shape is None else packing.parse_shape(args.shape)
@@ -72,7 +72,7 @@ def _required_dtype(dtype: str | None, source: Path) -> str:
 
 def cmd_suggest(args: argparse.Namespace) -> int:
     from planner.adapters import AdapterInputError, detect_adapter
-    from planner.service import suggest
+    from planner.advice import suggest
 
     text = read_text(args)
     filename = input_name(args)

@@ -10,9 +10,9 @@ import sys
 from dataclasses import dataclass
 from typing import Any
 
+from planner import request_codes
 from planner.contract import RequestError
-from planner.service import codes
-from planner.service.limits import Limits, parse_json, too_large
+from planner.limits import Limits, parse_json, too_large
 
 _METHOD_BY_FIELD: tuple[tuple[str, str], ...] = (
     ("dfbs", "kernelcfg.resolve"),
@@ -45,7 +45,7 @@ def read_input(path: str, max_bytes: int) -> bytes:
             with open(path, "rb") as stream:
                 data = stream.read(max_bytes + 1)
     except OSError as exc:
-        raise RequestError(codes.UNREADABLE, f"cannot read {path}: {exc.strerror or exc}") from None
+        raise RequestError(request_codes.UNREADABLE, f"cannot read {path}: {exc.strerror or exc}") from None
     if len(data) > max_bytes:
         raise too_large(max_bytes)
     return data
@@ -57,7 +57,12 @@ def read_text(path: str, max_bytes: int) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise RequestError(codes.UNREADABLE, f"{path} is not UTF-8 text (byte {exc.start})") from None
+        raise RequestError(request_codes.UNREADABLE, f"{path} is not UTF-8 text (byte {exc.start})") from None
+
+
+def is_json_request(source: str, text: str) -> bool:
+    """A request file rather than IR: named `.json`, or text that opens a JSON object."""
+    return source.endswith(".json") or text.lstrip().startswith("{")
 
 
 def _bare_method(params: dict[str, Any]) -> str:
@@ -65,7 +70,7 @@ def _bare_method(params: dict[str, Any]) -> str:
         if field in params:
             return method
     raise RequestError(
-        codes.INVALID_ENVELOPE,
+        request_codes.INVALID_ENVELOPE,
         'cannot tell which method this JSON is for; wrap it as {"method": ..., "params": ...}',
     )
 
@@ -76,14 +81,14 @@ def _envelope(document: dict[str, Any]) -> FileRequest | None:
         return None
     params = document.get("params", {})
     if not isinstance(params, dict):
-        raise RequestError(codes.INVALID_PARAMS, "params must be a JSON object")
+        raise RequestError(request_codes.INVALID_PARAMS, "params must be a JSON object")
     return FileRequest(document["method"], params)
 
 
 def _document(data: bytes, limits: Limits) -> dict[str, Any]:
     document = parse_json(data, limits)
     if not isinstance(document, dict):
-        raise RequestError(codes.INVALID_ENVELOPE, "a request file must hold one JSON object")
+        raise RequestError(request_codes.INVALID_ENVELOPE, "a request file must hold one JSON object")
     return document
 
 
@@ -100,5 +105,7 @@ def read_params(data: bytes, limits: Limits, method: str) -> dict[str, Any]:
     if wrapped is None:
         return document
     if wrapped.method != method:
-        raise RequestError(codes.INVALID_PARAMS, f"the file is a {wrapped.method} request, not {method}")
+        raise RequestError(
+            request_codes.INVALID_PARAMS, f"the file is a {wrapped.method} request, not {method}"
+        )
     return wrapped.params

@@ -14,8 +14,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, NoReturn
 
+from planner import request_codes
 from planner.contract import RequestError
-from planner.service import codes
 
 # One JSON string, escapes included. Only ever run on text the parser accepted, where every
 # string is closed, so each match ends at its closing quote and the scan stays linear.
@@ -34,7 +34,8 @@ class Limits:
 
 def too_deep(max_depth: int) -> RequestError:
     return RequestError(
-        codes.TOO_DEEP, f"JSON nests deeper than {max_depth} levels; flatten the request or raise --max-depth"
+        request_codes.TOO_DEEP,
+        f"JSON nests deeper than {max_depth} levels; flatten the request or raise --max-depth",
     )
 
 
@@ -57,7 +58,7 @@ def check_depth(valid_json: str, max_depth: int) -> None:
 def too_large(max_bytes: int) -> RequestError:
     """The refusal of a request above the byte limit (its bytes are not read further)."""
     return RequestError(
-        codes.TOO_LARGE, f"request is above the {max_bytes} byte limit; split it or raise --max-bytes"
+        request_codes.TOO_LARGE, f"request is above the {max_bytes} byte limit; split it or raise --max-bytes"
     )
 
 
@@ -69,7 +70,7 @@ def _finite_float(text: str) -> float:
     """A JSON number read as a float; one beyond the float range (e.g. 1e400) is refused."""
     value = float(text)
     if not math.isfinite(value):
-        raise ValueError(f"the number {codes.excerpt(text)} is out of range")
+        raise ValueError(f"the number {request_codes.excerpt(text)} is out of range")
     return value
 
 
@@ -81,7 +82,7 @@ def parse_json(data: bytes, limits: Limits) -> Any:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise RequestError(
-            codes.PARSE_ERROR, f"request is not UTF-8: {exc.reason} at byte {exc.start}"
+            request_codes.PARSE_ERROR, f"request is not UTF-8: {exc.reason} at byte {exc.start}"
         ) from None
     try:
         value = json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float)
@@ -89,7 +90,7 @@ def parse_json(data: bytes, limits: Limits) -> Any:
         raise too_deep(limits.max_depth) from None
     except ValueError as exc:
         raise RequestError(
-            codes.PARSE_ERROR, f"request is not valid JSON: {codes.excerpt(str(exc))}"
+            request_codes.PARSE_ERROR, f"request is not valid JSON: {request_codes.excerpt(str(exc))}"
         ) from None
     check_depth(text, limits.max_depth)
     return value

@@ -19,8 +19,8 @@ from math import prod
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from planner import request_codes
 from planner.contract import RequestError
-from planner.service import codes
 
 METADATA = "__metadata__"
 _LENGTH_BYTES = 8
@@ -63,11 +63,13 @@ class Header:
             if tensor.name == name:
                 return tensor
         known = ", ".join(tensor.name for tensor in self.tensors) or "none"
-        raise RequestError(codes.INVALID_PARAMS, f"no tensor named {name!r} in the file (tensors: {known})")
+        raise RequestError(
+            request_codes.INVALID_PARAMS, f"no tensor named {name!r} in the file (tensors: {known})"
+        )
 
 
 def _corrupt(path: Path, why: str) -> RequestError:
-    return RequestError(codes.BAD_INPUT, f"{path} is not a valid .safetensors file: {why}")
+    return RequestError(request_codes.BAD_INPUT, f"{path} is not a valid .safetensors file: {why}")
 
 
 def read_header(path: Path) -> Header:
@@ -80,7 +82,7 @@ def read_header(path: Path) -> Header:
                 raise _corrupt(path, f"the header length {length} does not fit the file ({size} bytes)")
             document = json.loads(stream.read(length).decode("utf-8"))
     except OSError as exc:
-        raise RequestError(codes.UNREADABLE, f"cannot read {path}: {exc.strerror or exc}") from None
+        raise RequestError(request_codes.UNREADABLE, f"cannot read {path}: {exc.strerror or exc}") from None
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise _corrupt(path, f"the header is not JSON ({exc})") from None
     if not isinstance(document, dict):
@@ -169,7 +171,7 @@ def _copy_bytes(stream: BinaryIO, out: BinaryIO, count: int) -> None:
     while count:
         chunk = stream.read(min(count, _COPY_CHUNK))
         if not chunk:
-            raise RequestError(codes.BAD_INPUT, f"{stream.name} ended early")
+            raise RequestError(request_codes.BAD_INPUT, f"{stream.name} ended early")
         out.write(chunk)
         count -= len(chunk)
 

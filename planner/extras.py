@@ -6,14 +6,14 @@ import importlib
 import importlib.util
 from typing import Any
 
+from planner import request_codes
 from planner.contract import RequestError
-from planner.service import codes
 
 
 def _require(module: str, extra: str, purpose: str) -> Any:
     if importlib.util.find_spec(module.partition(".")[0]) is None:
         raise RequestError(
-            codes.MISSING_EXTRA, f"{purpose} needs {module}: pip install 'tile-planner[{extra}]'"
+            request_codes.MISSING_EXTRA, f"{purpose} needs {module}: pip install 'tile-planner[{extra}]'"
         )
     return importlib.import_module(module)
 

@@ -1,0 +1,27 @@
+"""Request/response models of the adapter methods (`pypto.plan`, `ttlang.plan`) and of features
+that read one IR file the same way (`layout.suggest`)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import Field, JsonValue
+
+from planner.contract import ContractModel
+
+
+class AdapterPlanRequest(ContractModel):
+    """Plan one IR file given as text (`pypto.plan`, `ttlang.plan`)."""
+
+    text: Annotated[str, Field(max_length=16 * 1024 * 1024)]
+    filename: Annotated[str, Field(min_length=1, max_length=4096)] = "<input>"
+    options: dict[str, str] = Field(default_factory=dict)  # adapter options, e.g. {"target": "a5"}
+
+
+class AdapterPlanResponse(ContractModel):
+    """The planned IR (or the input unchanged), compiler-style diagnostics and the per-function report."""
+
+    ok: bool
+    text: str
+    diagnostics: list[str] = Field(default_factory=list)
+    report: dict[str, JsonValue] = Field(default_factory=dict)
