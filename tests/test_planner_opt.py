@@ -139,6 +139,41 @@ def test_designators_name_the_lines_mlir_gives_them() -> None:
     ]
 
 
+def test_comments_on_one_line_are_read_left_to_right_to_the_first_closing_braces() -> None:
+    line = "// expected-error {{a}} x // expected-note @+1 {{b // expected-error {{c}} // expected-error {{d"
+    found = expected_diagnostics(Chunk(line + "\n", 0, 1))
+    assert [(item.severity, item.line, item.text) for item in found] == [
+        ("error", 1, "a"),
+        ("note", 2, "b // expected-error {{c"),  # a text runs to its first closing braces
+    ]
+
+
+def test_an_offset_longer_than_any_file_names_no_line_of_it() -> None:
+    found = expected_diagnostics(Chunk("// expected-error @+" + "9" * 5000 + " {{x}}\n", 0, 1))
+    assert [(item.line, item.written_at) for item in found] == [(3, 1)]
+
+
+HOSTILE_COMMENTS = {
+    "30,000 unclosed comments on one line": "// expected-error {{" * 30_000,
+    "a megabyte of spaces after a designator": "// expected-error" + " " * 1_000_000 + "x",
+}
+
+
+@pytest.mark.parametrize("text", HOSTILE_COMMENTS.values(), ids=HOSTILE_COMMENTS.keys())
+def test_reading_expected_diagnostics_is_linear_in_the_line(text: str) -> None:
+    """Each case took more than a minute when a lazy pattern was retried at every start position."""
+    script = (
+        "import sys\n"
+        "from planner.adapters.ttlang.expected import expected_diagnostics\n"
+        "from planner.adapters.ttlang.source import Chunk\n"
+        "print(len(expected_diagnostics(Chunk(sys.stdin.read(), 0, 1))))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], input=text, capture_output=True, text=True, timeout=20, check=True
+    )
+    assert done.stdout == "0\n"
+
+
 def test_verification_reports_unexpected_and_missing_diagnostics() -> None:
     found = expected_diagnostics(Chunk(DESIGNATED, 0, 10))
     emitted = [

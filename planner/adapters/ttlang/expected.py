@@ -16,9 +16,11 @@ from dataclasses import dataclass
 from planner.adapters.ttlang.diagnostics import Diagnostic
 from planner.adapters.ttlang.source import Chunk
 
+# Up to the text's opening braces. Possessive quantifiers never give back what they matched, so a
+# megabyte of spaces after `expected-error` costs one pass, not one pass per start position.
 _DESIGNATOR = re.compile(
-    r"//\s*expected-(?P<severity>error|warning|note|remark)\s*"
-    r"(?:@(?P<where>above|below|[+-]\d+))?\s*\{\{(?P<text>.*?)\}\}"
+    r"//\s*+expected-(?P<severity>error|warning|note|remark)\s*+"
+    r"(?:@(?P<where>above|below|[+-]\d++))?\s*+\{\{"
 )
 
 
@@ -42,23 +44,41 @@ def _target(index: int, where: str | None, designated: set[int], count: int) -> 
         while 0 <= target < count and target in designated:
             target += step
         return target
-    return index + int(where)
+    # An offset longer than any file (and than Python converts) names a line past either end.
+    offset = int(where) if len(where) <= 10 else (count if where[0] == "+" else -count)
+    return index + offset
 
 
 def expected_diagnostics(chunk: Chunk) -> list[Expected]:
     """The expected diagnostics a chunk's comments declare, lines numbered in the whole file."""
     lines = chunk.text.split("\n")
-    found = [(index, match) for index, line in enumerate(lines) for match in _DESIGNATOR.finditer(line)]
-    designated = {index for index, _ in found}
+    found = [(index, *designator) for index, line in enumerate(lines) for designator in _designators(line)]
+    designated = {index for index, *_ in found}
     return [
         Expected(
-            match.group("severity"),
-            chunk.first_line + _target(index, match.group("where"), designated, len(lines)),
-            match.group("text"),
+            severity,
+            chunk.first_line + _target(index, where, designated, len(lines)),
+            text,
             chunk.first_line + index,
         )
-        for index, match in found
+        for index, severity, where, text in found
     ]
+
+
+def _designators(line: str) -> Iterable[tuple[str, str | None, str]]:
+    """(severity, designator, text) of each `expected-*` comment on one line, left to right.
+
+    A text runs to the first `}}` after its `{{`; the next comment is sought after that `}}`.
+    An opening with no `}}` after it ends the line's comments, since no later one can close
+    either: each character is looked at a bounded number of times however the line is built.
+    """
+    position = 0
+    while (opening := _DESIGNATOR.search(line, position)) is not None:
+        closing = line.find("}}", opening.end())
+        if closing < 0:
+            return
+        yield opening.group("severity"), opening.group("where"), line[opening.end() : closing]
+        position = closing + 2
 
 
 def _matches(expected: Expected, emitted: Diagnostic) -> bool:
