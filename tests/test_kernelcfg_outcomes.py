@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from planner.contract import RequestError
 from planner.kernelcfg import KernelcfgResolveResponse, resolve, resolve_on
 from planner.kernelcfg.protocol import KernelcfgResolveRequest
 from planner.targets.tenstorrent import BLACKHOLE_FACTS, WORMHOLE_B0_FACTS, DescriptorTarget
@@ -410,3 +411,32 @@ def test_the_protocol_example_round_trips_as_json() -> None:
         "conflict": None,
         "explanation": None,
     }
+
+
+@pytest.mark.parametrize(
+    ("ops", "chain"),
+    [
+        ((op("a", "tile_add", "b", 0), op("b", "tile_mul", "a", 1)), "'a' -> 'b' -> 'a'"),
+        (
+            (op("a", "tile_add", "c", 0), op("b", "tile_exp", "a"), op("c", "tile_mul", "b", 1)),
+            "'a' -> 'c' -> 'b' -> 'a'",
+        ),
+    ],
+)
+def test_value_operands_that_form_a_cycle_are_an_invalid_request(
+    ops: tuple[dict[str, Any], ...], chain: str
+) -> None:
+    """Every op declares its result type, so nothing else in the request notices the cycle."""
+    with pytest.raises(RequestError) as raised:
+        resolve(kernel(*ops))
+    assert (raised.value.code, raised.value.message) == (
+        "request.invalid",
+        f"value operands form a cycle: {chain}",
+    )
+
+
+def test_a_value_read_by_several_later_ops_is_no_cycle() -> None:
+    response = planned(
+        kernel(op("a", "tile_add", 0, 1, **SAME), op("b", "tile_mul", "a", "a"), op("c", "tile_exp", "b"))
+    )
+    assert response.plan is not None

@@ -8,6 +8,7 @@ another op, whose element type follows `result_dtype` or its first tile operand.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from graphlib import CycleError, TopologicalSorter
 from typing import TypeVar
 
 from planner.contract import RequestError
@@ -22,6 +23,7 @@ from planner.kernelcfg.protocol import (
     UnfinalizedDfbOperand,
     ValueOperand,
 )
+from planner.request_codes import excerpt
 from planner.targets.tenstorrent import TT_DTYPES, TtDtype
 
 
@@ -56,6 +58,7 @@ class OperandResolver:
         specs = _unique([(spec.index, spec) for spec in request.dfbs], "dfbs lists index {} twice")
         self.dfb_dtypes = {index: _dtype(spec.dtype, f"dfbs[{index}]") for index, spec in specs.items()}
         self.ops_by_id = _unique([(op.id, op) for op in request.ops], "duplicate op id '{}'")
+        _refuse_value_cycles(request.ops)
         self.result_elems: dict[str, TtDtype] = {}
 
     def tile(self, op: KernelOp, number: int, operand: Operand) -> Tile:
@@ -124,6 +127,20 @@ class OperandResolver:
         if producer is None or producer.id == op.id:
             raise RequestError("request.invalid", f"op '{op.id}' uses unknown value '{operand.value}'")
         return producer
+
+
+def _refuse_value_cycles(ops: list[KernelOp]) -> None:
+    """Values flow from producer to consumer as in SSA, so an op cannot read, through any chain of
+    values, its own result; a request whose value operands form a cycle describes no program."""
+    producers = {
+        op.id: [o.value for o in op.operands if isinstance(o, ValueOperand) and o.value != op.id]
+        for op in ops
+    }
+    try:
+        TopologicalSorter(producers).prepare()
+    except CycleError as exc:
+        chain = " -> ".join(f"'{op_id}'" for op_id in reversed(exc.args[1]))
+        raise RequestError("request.invalid", f"value operands form a cycle: {excerpt(chain)}") from None
 
 
 def _dtype(name: str, where: str) -> TtDtype:
