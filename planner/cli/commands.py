@@ -53,15 +53,18 @@ def cmd_serve(args: argparse.Namespace) -> int:
     bounds = limits(args)
     try:
         if args.http is not None:
-            from planner.service.http import check_bind, parse_address, serve_http
+            from planner.service.http import HttpSettings, check_bind, parse_address, serve_http
 
             address = parse_address(args.http)
             check_bind(address, args.allow_remote)
+            settings = HttpSettings(
+                args.read_timeout, args.idle_timeout, args.max_connections, args.max_per_address
+            )
         from planner.service.workers import WorkerPool
 
         with WorkerPool(args.workers if args.http is not None else 1, inline=args.http is None) as pool:
             if args.http is not None:
-                serve_http(address, bounds, pool.run, args.read_timeout, sys.stderr)
+                serve_http(address, bounds, pool.run, settings, sys.stderr)
             else:
                 from planner.service.stdio import serve_stdio
 

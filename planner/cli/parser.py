@@ -68,7 +68,25 @@ def _add_commands(sub: Any) -> None:
         "reaches the port can send requests)",
     )
     serve.add_argument(
-        "--read-timeout", type=float, default=10.0, help="seconds an HTTP client may take to send one request"
+        "--read-timeout",
+        type=float,
+        default=10.0,
+        help="seconds an HTTP client may take to send one request, from its first byte",
+    )
+    serve.add_argument(
+        "--idle-timeout",
+        type=float,
+        default=60.0,
+        help="seconds an HTTP connection may wait for its next request before it is closed",
+    )
+    serve.add_argument(
+        "--max-connections", type=int, default=4096, help="HTTP connections held at once; more get 503"
+    )
+    serve.add_argument(
+        "--max-per-address",
+        type=int,
+        default=1024,
+        help="HTTP connections held at once from one client address; more get 503",
     )
     serve.add_argument(
         "--workers", type=int, default=min(4, os.cpu_count() or 1), help="worker processes answering HTTP"

@@ -10,15 +10,19 @@ so it visits at most 2**MAX_OPS leaves, and validating `MAX_BYTES` of input is l
 checks it against the grace (a few milliseconds on two shared cores). A message past its
 deadline is still `request.timeout`: the answer checks the deadline when it ends, and a
 batch starts no member past it, so at most one inline member runs over, by that bound.
+
+`planner.version` costs the same whatever is asked (`CONSTANT_TIME`): every face answers it
+in the service's process, so a ping never waits for a worker busy with a long request.
 """
 
 from __future__ import annotations
 
 from planner.contract import RequestError
-from planner.limits import dump_json
+from planner.limits import Limits, dump_json, parse_json
 from planner.service.methods import METHODS, load
 
 INLINE_METHODS = ("planner.version", "kernelcfg.resolve")
+CONSTANT_TIME = ("planner.version",)
 MAX_OPS = 10
 MAX_DFBS = 16
 MAX_BYTES = 8 * 1024
@@ -46,3 +50,16 @@ def bounded(method: object, params: object) -> bool:
         if len(ops) > MAX_OPS or len(dfbs) > MAX_DFBS:
             return False
     return len(dump_json(params)) <= MAX_BYTES
+
+
+def needs_worker(data: bytes, limits: Limits) -> bool:
+    """False when a message asks only constant-time methods (or cannot be read): the HTTP face then
+    answers it on its event loop. Only messages of at most `MAX_BYTES` are read for this."""
+    if len(data) > MAX_BYTES:
+        return True
+    try:
+        message = parse_json(data, limits)
+    except RequestError:
+        return False
+    members = message if isinstance(message, list) else [message]
+    return any(isinstance(member, dict) and member.get("method") not in CONSTANT_TIME for member in members)

@@ -1,12 +1,14 @@
-"""`planner serve --http HOST:PORT`: the same JSON-RPC bodies over HTTP POST.
+"""`planner serve --http HOST:PORT`: the same JSON-RPC bodies over HTTP POST, on one event loop.
 
-The standard library's threading server, hardened: one thread per connection (at most
-`MAX_CONNECTIONS`; more get 503), each connection's whole request (line, headers, body) must
-arrive within the read timeout, headers are capped by `http.client`'s limits (64 KiB a
-line, 100 lines) and the body by `--max-bytes`. Every refusal at the HTTP level is a 4xx
-(503 when full) with a JSON-RPC error body; a well-formed POST always gets 200 with the
-JSON-RPC reply, errors included. The requests themselves run on the worker pool, so a
-stalled or slow client only ever holds its own thread.
+An idle or slow connection costs a few kilobytes and no thread, so the service holds
+thousands (`max_connections`, and at most `max_per_address` from one client address; past
+either a connection gets 503 `request.busy`). A connection may sit idle between requests
+for `idle_timeout` seconds and is then closed; once a request's first byte arrives, its
+line, headers and body must arrive within `read_timeout` (408 otherwise). The requests run
+on the worker pool through a few threads, so solving never blocks the loop; a message of
+constant-time requests only (`planner.version`) is answered on the loop at once, never
+behind a worker. Every refusal at the HTTP level is a 4xx (503 when full) with a JSON-RPC
+error body; a well-formed POST always gets 200 with the JSON-RPC reply, errors included.
 
 The service has no authentication, so it binds only loopback addresses unless
 `--allow-remote` says serving other hosts is meant.
@@ -14,24 +16,59 @@ The service has no authentication, so it binds only loopback addresses unless
 
 from __future__ import annotations
 
+import asyncio
+import collections
 import contextlib
+import functools
+import http
 import ipaddress
-import re
+import resource
 import socket
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import Any, TextIO
 
 from planner import request_codes
 from planner.contract import RequestError
-from planner.limits import Limits, too_large
+from planner.limits import Limits
+from planner.service.bounded import needs_worker
+from planner.service.http_request import (
+    READ_LIMIT,
+    Head,
+    HttpRefusal,
+    content_length,
+    read_body,
+    read_head,
+    refusal,
+)
 from planner.service.jsonrpc import Runner, error_reply, handle_message
 
 DEFAULT_HOST = "127.0.0.1"
-MAX_CONNECTIONS = 64
-_RECV_SLACK = 1.0  # seconds past the read timeout before a silent socket is dropped unanswered
-_CONTENT_LENGTH = re.compile(r"[0-9]{1,18}")
+DISPATCH_THREADS = 32  # requests handed to the worker pool at once; the rest wait, their deadlines running
+LINGER = 1.0  # seconds a refused connection's unread input is drained, so the client reads its answer
+_BACKLOG = 1024
+_SPARE_FILES = 64  # descriptors beyond the connections: the workers' pipes, the listening socket
+
+
+@dataclass(frozen=True, slots=True)
+class HttpSettings:
+    """How long a client may take and how many connections the service holds (all positive)."""
+
+    read_timeout: float = 10.0
+    idle_timeout: float = 60.0
+    max_connections: int = 4096
+    max_per_address: int = 1024
+
+    def __post_init__(self) -> None:
+        for flag, value in (
+            ("--read-timeout", self.read_timeout),
+            ("--idle-timeout", self.idle_timeout),
+            ("--max-connections", self.max_connections),
+            ("--max-per-address", self.max_per_address),
+        ):
+            if not value > 0:
+                raise RequestError(request_codes.INVALID_PARAMS, f"{flag} must be positive, got {value}")
 
 
 def parse_address(text: str) -> tuple[str, int]:
@@ -64,185 +101,196 @@ def check_bind(address: tuple[str, int], allow_remote: bool) -> None:
         )
 
 
-def _error_body(code: str, message: str) -> bytes:
-    return error_reply(RequestError(code, message)).encode("ascii")
+def _response(status: int, body: bytes, head: Head | None, close: bool) -> bytes:
+    lines = [f"HTTP/1.1 {status} {http.HTTPStatus(status).phrase}", "Server: tile-planner"]
+    if status != 204:
+        lines.append("Content-Type: application/json")
+    lines.append(f"Content-Length: {len(body)}")
+    if status == 405:
+        lines.append("Allow: POST")
+    if close:
+        lines.append("Connection: close")
+    elif head is not None and head.version < (1, 1):
+        lines.append("Connection: keep-alive")
+    return "\r\n".join(lines).encode("ascii") + b"\r\n\r\n" + body
 
 
-class _Handler(BaseHTTPRequestHandler):
-    """One connection. The server supplies `limits`, `run` and `read_timeout`."""
+def _method_refusal(head: Head) -> HttpRefusal:
+    if head.method == "GET":
+        return refusal(405, "POST a JSON-RPC 2.0 request")
+    return refusal(405, f"method {request_codes.excerpt(head.method)} is not served: POST JSON-RPC")
 
-    server: PlannerHTTPServer
-    server_version = "tile-planner"
-    protocol_version = "HTTP/1.1"  # keep-alive: a client's next request reuses the connection
 
-    def setup(self) -> None:
-        super().setup()
-        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # head and body: no 40 ms stall
-        # A backstop for each recv; the read timer below normally ends a slow request first.
-        self.connection.settimeout(self.server.read_timeout + _RECV_SLACK)
+class _Service:
+    """The connections of one server: their counts per address, and each one's requests in turn."""
 
-    def handle_one_request(self) -> None:
-        """Read and answer one request; the read timeout covers line, headers and body together."""
-        self._read_expired = False
-        self._reading = True
-        timer = threading.Timer(self.server.read_timeout, self._expire_read)
-        timer.daemon = True
-        timer.start()
+    def __init__(self, limits: Limits, run: Runner, settings: HttpSettings, dispatch: ThreadPoolExecutor):
+        self._limits = limits
+        self._run = run
+        self._settings = settings
+        self._dispatch = dispatch
+        self._open = 0
+        self._per_address: collections.Counter[str] = collections.Counter()
+
+    async def connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        peer = str(writer.get_extra_info("peername", ("?",))[0])
         try:
-            super().handle_one_request()
+            busy = self._busy(peer)
+            if busy is not None:
+                await self._refuse(reader, writer, HttpRefusal(503, busy), None)
+                return
+            self._open += 1
+            self._per_address[peer] += 1
+            try:
+                await self._serve(reader, writer)
+            finally:
+                self._open -= 1
+                self._per_address[peer] -= 1
+                if not self._per_address[peer]:
+                    del self._per_address[peer]
         except OSError:  # the client reset or closed the connection: nobody to answer
-            self.close_connection = True
-        finally:
-            timer.cancel()
-
-    def _expire_read(self) -> None:
-        """The client did not send its request in time: end its input, so the read returns short."""
-        if self._reading:
-            self._read_expired = True
-            with contextlib.suppress(OSError):
-                self.connection.shutdown(socket.SHUT_RD)
-
-    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
-        """The standard library's HTTP-level refusals, as JSON; an unsupported method is a 405."""
-        self._reading = False
-        self.close_connection = True
-        if code == 501:
-            self._send(
-                405,
-                request_codes.BAD_HTTP,
-                f"method {request_codes.excerpt(self.command)} is not served: POST JSON-RPC",
-            )
-        else:
-            self._send(code, request_codes.BAD_HTTP, message or self.responses.get(code, ("bad request",))[0])
-
-    def _send(self, status: int, code: str, message: str) -> None:
-        """A JSON error reply; once the read timer has cut the request short, always a 408."""
-        if self._read_expired:
-            status, code, message = (
-                408,
-                request_codes.TIMEOUT,
-                "the request did not arrive within the read timeout",
-            )
-        self._reply(status, _error_body(code, message))
-
-    def _reply(self, status: int, body: bytes) -> None:
-        self.request_version = self.protocol_version  # never answer in HTTP/0.9's headerless form
-        try:
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(body)))
-            if status == 405:
-                self.send_header("Allow", "POST")
-            if self.close_connection:
-                self.send_header("Connection", "close")
-            self.end_headers()
-            self.wfile.write(body)
-        except OSError:
-            self.close_connection = True
-
-    def _content_length(self) -> int | None:
-        """The body's declared length; None after replying to a missing or malformed one."""
-        if self.headers.get("Transfer-Encoding") is not None:
-            self._refuse(411, "chunked bodies are not read: send a Content-Length")
-            return None
-        values = self.headers.get_all("Content-Length") or []
-        if len(set(values)) != 1 or not _CONTENT_LENGTH.fullmatch(values[0]):
-            self._refuse(411 if not values else 400, "a POST body needs one Content-Length of ASCII digits")
-            return None
-        return int(values[0])
-
-    def _refuse(self, status: int, message: str) -> None:
-        self._reading = False
-        self.close_connection = True
-        self._send(status, request_codes.BAD_HTTP, message)
-
-    def do_POST(self) -> None:
-        started = time.monotonic()
-        length = self._content_length()
-        if length is None:
-            return
-        limits = self.server.limits
-        if length > limits.max_bytes:
-            self._reading = False
-            self.close_connection = True
-            self._reply(413, error_reply(too_large(limits.max_bytes)).encode("ascii"))
-            return
-        body = self.rfile.read(length)
-        self._reading = False
-        if len(body) < length:
-            self.send_error(400, "the body ended before its Content-Length")
-            return
-        deadline = None if limits.time_budget is None else started + limits.time_budget
-        reply = handle_message(body, limits, run=self.server.run, deadline=deadline)
-        if reply is None:
-            self.send_response(204)
-            self.send_header("Content-Length", "0")
-            self.end_headers()
-        else:
-            self._reply(200, reply.encode("ascii"))
-
-    def do_GET(self) -> None:
-        self._reading = False
-        self._send(405, request_codes.BAD_HTTP, "POST a JSON-RPC 2.0 request")
-
-    def log_message(self, format: str, *args: Any) -> None:
-        """Quiet: stdout and stderr belong to the caller."""
-
-
-class PlannerHTTPServer(ThreadingHTTPServer):
-    """A thread per connection, at most `MAX_CONNECTIONS` at once; connection faults stay quiet."""
-
-    daemon_threads = True
-    block_on_close = False
-    request_queue_size = 128
-
-    def __init__(self, address: tuple[str, int], limits: Limits, run: Runner, read_timeout: float) -> None:
-        self.limits = limits
-        self.run = run
-        self.read_timeout = read_timeout
-        self._slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
-        super().__init__(address, _Handler)
-
-    def process_request(self, request: Any, client_address: Any) -> None:
-        if not self._slots.acquire(blocking=False):
-            self._turn_away(request)
-            return
-        super().process_request(request, client_address)
-
-    def process_request_thread(self, request: Any, client_address: Any) -> None:
-        try:
-            super().process_request_thread(request, client_address)
-        finally:
-            self._slots.release()
-
-    def _turn_away(self, request: socket.socket) -> None:
-        body = _error_body(
-            request_codes.BUSY, f"the service holds {MAX_CONNECTIONS} connections; retry shortly"
-        )
-        head = "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\n"
-        head += f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n"
-        try:
-            request.settimeout(self.read_timeout)
-            request.sendall(head.encode("ascii") + body)
-        except OSError:
             pass
-        self.shutdown_request(request)
+        except Exception as exc:
+            request_codes.internal_fault(exc)
+        finally:
+            _close(writer)
 
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        """A fault outside a request's answer: one typed log line, never a traceback on stderr."""
-        import sys
+    def _busy(self, peer: str) -> RequestError | None:
+        settings = self._settings
+        if self._open >= settings.max_connections:
+            message = f"the service holds {settings.max_connections} connections; retry shortly"
+        elif self._per_address[peer] >= settings.max_per_address:
+            message = (
+                f"{peer} holds {settings.max_per_address} connections, the most one address may; "
+                "reuse a connection or retry shortly"
+            )
+        else:
+            return None
+        return RequestError(request_codes.BUSY, message)
 
-        fault = sys.exc_info()[1]
-        if fault is not None and not isinstance(fault, OSError):
-            request_codes.internal_fault(fault)
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        """Requests one after another until the client closes, idles out, or sends one we refuse."""
+        settings = self._settings
+        while True:
+            try:
+                async with asyncio.timeout(settings.idle_timeout):
+                    first = await reader.read(1)
+            except TimeoutError:
+                return
+            if not first:
+                return
+            head: Head | None = None
+            try:
+                async with asyncio.timeout(settings.read_timeout):
+                    head = await read_head(reader, first)
+                    if head.method != "POST":
+                        raise _method_refusal(head)
+                    length = content_length(head, self._limits.max_bytes)
+                    started = time.monotonic()
+                    body = await read_body(reader, length)
+            except TimeoutError:
+                late = RequestError(
+                    request_codes.TIMEOUT, "the request did not arrive within the read timeout"
+                )
+                await self._refuse(reader, writer, HttpRefusal(408, late), head)
+                return
+            except HttpRefusal as refused:
+                await self._refuse(reader, writer, refused, head)
+                return
+            budget = self._limits.time_budget
+            reply = await self._answer(body, None if budget is None else started + budget)
+            close = not head.keep_alive
+            status, payload = (204, b"") if reply is None else (200, reply.encode("ascii"))
+            if not await self._send(writer, _response(status, payload, head, close)) or close:
+                return
+
+    async def _answer(self, body: bytes, deadline: float | None) -> str | None:
+        """The JSON-RPC reply: on the loop when every request in it is constant-time, else via a worker."""
+        answer = functools.partial(handle_message, body, self._limits, run=self._run, deadline=deadline)
+        if not needs_worker(body, self._limits):
+            return answer()
+        return await asyncio.get_running_loop().run_in_executor(self._dispatch, answer)
+
+    async def _send(self, writer: asyncio.StreamWriter, data: bytes) -> bool:
+        """Write a reply; a client that does not take it within the read timeout is cut off."""
+        writer.write(data)
+        try:
+            async with asyncio.timeout(self._settings.read_timeout):
+                await writer.drain()
+        except (TimeoutError, OSError):
+            writer.transport.abort()
+            return False
+        return True
+
+    async def _refuse(
+        self,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        refused: HttpRefusal,
+        head: Head | None,
+    ) -> None:
+        """Answer a refusal, then drain unread input for a moment: a reset must not eat the answer."""
+        body = error_reply(refused.error).encode("ascii")
+        if not await self._send(writer, _response(refused.status, body, head, close=True)):
+            return
+        with contextlib.suppress(OSError, TimeoutError):
+            if writer.can_write_eof():
+                writer.write_eof()
+            async with asyncio.timeout(min(LINGER, self._settings.read_timeout)):
+                while await reader.read(READ_LIMIT):
+                    pass
+
+
+def _close(writer: asyncio.StreamWriter) -> None:
+    """Close at once: nothing is left to send, and a client that stopped reading holds nothing."""
+    if writer.transport.get_write_buffer_size():
+        writer.transport.abort()
+    else:
+        writer.close()
+
+
+def _quiet(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+    """The loop's own faults: a socket error (e.g. out of descriptors) stays quiet, any other is typed."""
+    fault = context.get("exception")
+    if fault is not None and not isinstance(fault, OSError):
+        request_codes.internal_fault(fault)
+
+
+def _room_for(connections: int) -> None:
+    """Raise the open-file limit (soft, up to hard) so every allowed connection gets a descriptor."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    wanted = connections + _SPARE_FILES
+    if soft != resource.RLIM_INFINITY and soft < wanted:
+        resource.setrlimit(
+            resource.RLIMIT_NOFILE, (wanted if hard == resource.RLIM_INFINITY else min(wanted, hard), hard)
+        )
+
+
+async def _serve_forever(address: tuple[str, int], service: _Service, announce: TextIO) -> None:
+    asyncio.get_running_loop().set_exception_handler(_quiet)
+    server = await asyncio.start_server(
+        service.connection,
+        address[0],
+        address[1],
+        family=socket.AF_INET,
+        limit=READ_LIMIT,
+        backlog=_BACKLOG,
+        reuse_address=True,
+    )
+    host, port = server.sockets[0].getsockname()[:2]
+    announce.write(f"planner: serving JSON-RPC on http://{host!s}:{port}/\n")
+    announce.flush()
+    async with server:
+        await server.serve_forever()
 
 
 def serve_http(
-    address: tuple[str, int], limits: Limits, run: Runner, read_timeout: float, announce: TextIO
+    address: tuple[str, int], limits: Limits, run: Runner, settings: HttpSettings, announce: TextIO
 ) -> None:
     """Serve until interrupted; the bound address (a port 0 request gets a free port) goes to `announce`."""
-    with PlannerHTTPServer(address, limits, run, read_timeout) as server:
-        host, port = server.server_address[:2]
-        announce.write(f"planner: serving JSON-RPC on http://{host!s}:{port}/\n")
-        announce.flush()
-        server.serve_forever()
+    _room_for(settings.max_connections)
+    dispatch = ThreadPoolExecutor(DISPATCH_THREADS, thread_name_prefix="planner-dispatch")
+    try:
+        asyncio.run(_serve_forever(address, _Service(limits, run, settings, dispatch), announce))
+    finally:
+        dispatch.shutdown(wait=False, cancel_futures=True)

@@ -27,7 +27,7 @@ from typing import Any
 
 from planner import request_codes
 from planner.contract import JsonObject, RequestError
-from planner.service.bounded import bounded, preload
+from planner.service.bounded import CONSTANT_TIME, bounded, preload
 from planner.service.methods import METHODS, answer
 
 GRACE = 0.2  # seconds a worker may run past the deadline before it is replaced
@@ -127,9 +127,10 @@ class Worker:
 class WorkerPool:
     """`size` workers shared by the service's connections; `run` is the service's `Runner`.
 
-    With `inline`, requests whose work is `bounded` are answered in this process instead
-    (the stdio face, one message at a time; threads of the HTTP face would contend for the
-    interpreter lock, so it keeps every request in the workers).
+    Constant-time requests are always answered in this process, never behind a busy worker.
+    With `inline`, every request whose work is `bounded` is answered here too (the stdio
+    face, one message at a time; the HTTP face keeps the rest in the workers, so its
+    dispatch threads never contend for the interpreter lock).
     """
 
     def __init__(self, size: int, *, inline: bool = False) -> None:
@@ -144,7 +145,7 @@ class WorkerPool:
 
     def run(self, method: object, params: object, deadline: float | None) -> JsonObject | RequestError:
         """Answer on the first idle worker; waiting for one counts against the deadline."""
-        if self._inline and bounded(method, params):
+        if method in CONSTANT_TIME or (self._inline and bounded(method, params)):
             return answer(method, params, deadline)
         try:
             wait = None if deadline is None else max(0.0, deadline - time.monotonic())
