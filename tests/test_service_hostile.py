@@ -276,6 +276,10 @@ MALFORMED: dict[str, tuple[bytes, int]] = {
     "a garbage request line": (b"\x00\x01 nonsense here now\r\n\r\n", 400),
     "a 70 KB header line": (b"POST / HTTP/1.1\r\nX: " + b"a" * 70_000 + b"\r\n\r\n", 431),
     "150 headers": (b"POST / HTTP/1.1\r\n" + b"X: y\r\n" * 150 + b"\r\n", 431),
+    "80 KB of headers in all": (
+        b"POST / HTTP/1.1\r\n" + (b"X: " + b"a" * 40_000 + b"\r\n") * 2 + b"\r\n",
+        431,
+    ),
     "a body above --max-bytes": (b"POST / HTTP/1.1\r\nContent-Length: 4194305\r\n\r\n", 413),
     "a body shorter than its Content-Length": (b"POST / HTTP/1.1\r\nContent-Length: 100\r\n\r\n{}", 400),
 }

@@ -17,6 +17,7 @@ from collections.abc import Iterator
 import pytest
 
 from planner import request_codes
+from planner.service.http import BODY_BUDGET
 from planner.service.workers import WorkerPool
 from tests.http_service import VERSION, Served, http_service
 from tests.test_service_hostile import HARD, read_reply, request_line
@@ -24,6 +25,7 @@ from tests.test_service_hostile import HARD, read_reply, request_line
 DEADLINE = 5.0
 PROMPT = 2.0  # a ping is answered well within this while every worker is busy up to DEADLINE
 IDLE = 1.0
+MAX_BYTES = 1000
 HARD_PROOF = {"expr": HARD, "bindings": [], "goals": ["non_negative"]}
 
 
@@ -36,9 +38,19 @@ def busy_farm() -> Iterator[Served]:
 
 @pytest.fixture(scope="module")
 def capped() -> Iterator[Served]:
-    """At most 3 connections from one address; a connection idle for 1 s is closed."""
+    """At most 3 connections from one address, 1,000-byte messages (so bodies of 64,000 bytes in all
+    are held at once), and a connection idle for 1 s is closed."""
     with http_service(
-        "--workers", "1", "--max-per-address", "3", "--idle-timeout", str(IDLE), "--read-timeout", "5"
+        "--workers",
+        "1",
+        "--max-per-address",
+        "3",
+        "--idle-timeout",
+        str(IDLE),
+        "--read-timeout",
+        "5",
+        "--max-bytes",
+        str(MAX_BYTES),
     ) as served:
         yield served
 
@@ -132,3 +144,30 @@ def test_the_idle_timeout_closes_an_idle_connection(capped: Served) -> None:
         started = time.monotonic()
         assert silent.recv(1) == b""
         assert IDLE - 0.1 <= time.monotonic() - started <= IDLE + 2.0
+
+
+def test_bodies_past_the_shared_budget_answer_503_busy_until_one_is_done(capped: Served) -> None:
+    declared = f"POST / HTTP/1.1\r\nContent-Length: {MAX_BYTES}\r\n\r\n".encode()
+    with contextlib.ExitStack() as stack:
+        holders = [stack.enter_context(capped.connect(f"127.0.1.{1 + n}")) for n in range(BODY_BUDGET)]
+        for holder in holders:  # each declares a whole request's worth of body, then stalls
+            holder.sendall(declared)
+        time.sleep(0.3)
+        status, reply = capped.post(VERSION, source="127.0.0.7")
+        assert (status, reply["error"]["data"]["code"]) == (503, request_codes.BUSY)
+        holders[0].sendall(b" " * MAX_BYTES)  # one body arrives and is answered: its share is free again
+        assert read_reply(holders[0])[1]["error"]["data"]["code"] == request_codes.PARSE_ERROR
+        assert capped.post(VERSION, source="127.0.0.7")[0] == 200
+
+
+def test_a_client_that_expects_100_continue_gets_it_before_sending_the_body(capped: Served) -> None:
+    with capped.connect() as connection:
+        head = f"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: {len(VERSION)}\r\nExpect: 100-continue\r\n"
+        connection.sendall(head.encode() + b"\r\n")
+        interim = b""
+        while not interim.endswith(b"\r\n\r\n"):
+            interim += connection.recv(1)
+        assert interim == b"HTTP/1.1 100 Continue\r\n\r\n"
+        connection.sendall(VERSION)
+        status, reply = read_reply(connection)
+        assert (status, reply["result"]["protocol"]) == (200, "1")

@@ -7,8 +7,11 @@ for `idle_timeout` seconds and is then closed; once a request's first byte arriv
 line, headers and body must arrive within `read_timeout` (408 otherwise). The requests run
 on the worker pool through a few threads, so solving never blocks the loop; a message of
 constant-time requests only (`planner.version`) is answered on the loop at once, never
-behind a worker. Every refusal at the HTTP level is a 4xx (503 when full) with a JSON-RPC
-error body; a well-formed POST always gets 200 with the JSON-RPC reply, errors included.
+behind a worker. The bodies being read or answered hold at most `BODY_BUDGET` request
+sizes (`--max-bytes`) in all, and a head at most 64 KiB; a body that would pass the budget
+gets 503 `request.busy`, so memory stays bounded however many clients send at once. Every
+refusal at the HTTP level is a 4xx (503 when full) with a JSON-RPC error body; a
+well-formed POST always gets 200 with the JSON-RPC reply, errors included.
 
 The service has no authentication, so it binds only loopback addresses unless
 `--allow-remote` says serving other hosts is meant.
@@ -25,6 +28,7 @@ import ipaddress
 import resource
 import socket
 import time
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, TextIO
@@ -46,8 +50,10 @@ from planner.service.jsonrpc import Runner, error_reply, handle_message
 
 DEFAULT_HOST = "127.0.0.1"
 DISPATCH_THREADS = 32  # requests handed to the worker pool at once; the rest wait, their deadlines running
+BODY_BUDGET = 64  # request sizes (--max-bytes) of bodies held at once, across all connections
 LINGER = 1.0  # seconds a refused connection's unread input is drained, so the client reads its answer
 _BACKLOG = 1024
+_CONTINUE = b"HTTP/1.1 100 Continue\r\n\r\n"
 _SPARE_FILES = 64  # descriptors beyond the connections: the workers' pipes, the listening socket
 
 
@@ -130,6 +136,7 @@ class _Service:
         self._settings = settings
         self._dispatch = dispatch
         self._open = 0
+        self._body_bytes = 0
         self._per_address: collections.Counter[str] = collections.Counter()
 
     async def connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -137,7 +144,7 @@ class _Service:
         try:
             busy = self._busy(peer)
             if busy is not None:
-                await self._refuse(reader, writer, HttpRefusal(503, busy), None)
+                await self._refuse(reader, writer, HttpRefusal(503, busy))
                 return
             self._open += 1
             self._per_address[peer] += 1
@@ -170,39 +177,60 @@ class _Service:
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         """Requests one after another until the client closes, idles out, or sends one we refuse."""
-        settings = self._settings
         while True:
             try:
-                async with asyncio.timeout(settings.idle_timeout):
+                async with asyncio.timeout(self._settings.idle_timeout):
                     first = await reader.read(1)
             except TimeoutError:
                 return
             if not first:
                 return
-            head: Head | None = None
             try:
-                async with asyncio.timeout(settings.read_timeout):
-                    head = await read_head(reader, first)
-                    if head.method != "POST":
-                        raise _method_refusal(head)
-                    length = content_length(head, self._limits.max_bytes)
-                    started = time.monotonic()
-                    body = await read_body(reader, length)
-            except TimeoutError:
-                late = RequestError(
-                    request_codes.TIMEOUT, "the request did not arrive within the read timeout"
-                )
-                await self._refuse(reader, writer, HttpRefusal(408, late), head)
-                return
+                if not await self._exchange(reader, writer, first):
+                    return
             except HttpRefusal as refused:
-                await self._refuse(reader, writer, refused, head)
+                await self._refuse(reader, writer, refused)
                 return
-            budget = self._limits.time_budget
-            reply = await self._answer(body, None if budget is None else started + budget)
-            close = not head.keep_alive
-            status, payload = (204, b"") if reply is None else (200, reply.encode("ascii"))
-            if not await self._send(writer, _response(status, payload, head, close)) or close:
-                return
+
+    async def _exchange(
+        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, first: bytes
+    ) -> bool:
+        """Read one request (its line, headers and body within the read timeout of `first` arriving)
+        and answer it; whether the connection stays open. A refusal raises `HttpRefusal`."""
+        until = asyncio.get_running_loop().time() + self._settings.read_timeout
+        try:
+            async with asyncio.timeout_at(until):
+                head = await read_head(reader, first)
+                if head.method != "POST":
+                    raise _method_refusal(head)
+                length = content_length(head, self._limits.max_bytes)
+            with self._holding(length):
+                started = time.monotonic()
+                async with asyncio.timeout_at(until):
+                    if head.expects_continue and not await self._send(writer, _CONTINUE):
+                        return False
+                    body = await read_body(reader, length)
+                budget = self._limits.time_budget
+                reply = await self._answer(body, None if budget is None else started + budget)
+        except TimeoutError:
+            late = RequestError(request_codes.TIMEOUT, "the request did not arrive within the read timeout")
+            raise HttpRefusal(408, late) from None
+        close = not head.keep_alive
+        status, payload = (204, b"") if reply is None else (200, reply.encode("ascii"))
+        return await self._send(writer, _response(status, payload, head, close)) and not close
+
+    @contextlib.contextmanager
+    def _holding(self, length: int) -> Iterator[None]:
+        """Count a body against the shared budget while it is read and answered."""
+        budget = BODY_BUDGET * self._limits.max_bytes
+        if self._body_bytes + length > budget:
+            message = f"the service holds {budget} bytes of request bodies at once; retry shortly"
+            raise HttpRefusal(503, RequestError(request_codes.BUSY, message))
+        self._body_bytes += length
+        try:
+            yield
+        finally:
+            self._body_bytes -= length
 
     async def _answer(self, body: bytes, deadline: float | None) -> str | None:
         """The JSON-RPC reply: on the loop when every request in it is constant-time, else via a worker."""
@@ -223,15 +251,11 @@ class _Service:
         return True
 
     async def _refuse(
-        self,
-        reader: asyncio.StreamReader,
-        writer: asyncio.StreamWriter,
-        refused: HttpRefusal,
-        head: Head | None,
+        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, refused: HttpRefusal
     ) -> None:
         """Answer a refusal, then drain unread input for a moment: a reset must not eat the answer."""
         body = error_reply(refused.error).encode("ascii")
-        if not await self._send(writer, _response(refused.status, body, head, close=True)):
+        if not await self._send(writer, _response(refused.status, body, None, close=True)):
             return
         with contextlib.suppress(OSError, TimeoutError):
             if writer.can_write_eof():

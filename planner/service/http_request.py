@@ -1,7 +1,8 @@
 """Reading one HTTP/1.1 request off a connection, with the limits of the standard library's server.
 
 The request line and each header line may be at most `MAX_LINE` bytes (414 and 431 past
-it, like `http.server`), a request carries at most `MAX_HEADERS` header lines (431), the
+it, like `http.server`), a request carries at most `MAX_HEADERS` header lines and
+`MAX_LINE` bytes of them in all (431: thousands of connections may be reading a head), the
 body needs one Content-Length of ASCII digits (411 when missing or chunked, 400 when
 malformed) and at most `max_bytes` of it are read (413). Each refusal is an `HttpRefusal`
 that the server answers with a JSON-RPC error body and then closes the connection, since
@@ -51,6 +52,13 @@ class Head:
         return [value for key, value in self.headers if key == name]
 
     @property
+    def expects_continue(self) -> bool:
+        """An HTTP/1.1 client that waits for `100 Continue` before it sends the body (curl does)."""
+        return self.version >= (1, 1) and [value.lower() for value in self.values("expect")] == [
+            "100-continue"
+        ]
+
+    @property
     def keep_alive(self) -> bool:
         """HTTP/1.1 keeps the connection unless told to close; HTTP/1.0 only when asked to keep it."""
         tokens = {token.strip().lower() for value in self.values("connection") for token in value.split(",")}
@@ -92,12 +100,16 @@ async def read_head(reader: asyncio.StreamReader, first: bytes) -> Head:
     method, version = _request_line(line)
     header_too_long = refusal(431, f"a header line is longer than {MAX_LINE} bytes")
     headers: list[tuple[str, str]] = []
+    size = 0
     while True:
         raw = await _line(reader, header_too_long)
         if not raw:
             return Head(method, version, tuple(headers))
         if len(headers) == MAX_HEADERS:
             raise refusal(431, f"a request carries at most {MAX_HEADERS} header lines")
+        size += len(raw)
+        if size > MAX_LINE:
+            raise refusal(431, f"a request carries at most {MAX_LINE} bytes of headers")
         name, colon, value = raw.decode("latin-1").partition(":")
         if not colon or not name or name != name.strip():
             raise refusal(400, f"a bad header line: {request_codes.excerpt(repr(raw))}")
