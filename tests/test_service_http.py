@@ -148,16 +148,17 @@ def test_the_idle_timeout_closes_an_idle_connection(capped: Served) -> None:
 
 def test_bodies_past_the_shared_budget_answer_503_busy_until_one_is_done(capped: Served) -> None:
     declared = f"POST / HTTP/1.1\r\nContent-Length: {MAX_BYTES}\r\n\r\n".encode()
+    padded = VERSION + b" " * (200 - len(VERSION))  # more than the 64 bytes the holders leave
     with contextlib.ExitStack() as stack:
         holders = [stack.enter_context(capped.connect(f"127.0.1.{1 + n}")) for n in range(BODY_BUDGET)]
-        for holder in holders:  # each declares a whole request's worth of body, then stalls
-            holder.sendall(declared)
-        time.sleep(0.3)
-        status, reply = capped.post(VERSION, source="127.0.0.7")
+        for holder in holders:  # each sends all of its body but the last byte, then stalls
+            holder.sendall(declared + b" " * (MAX_BYTES - 1))
+        time.sleep(0.5)
+        status, reply = capped.post(padded, source="127.0.0.7")
         assert (status, reply["error"]["data"]["code"]) == (503, request_codes.BUSY)
-        holders[0].sendall(b" " * MAX_BYTES)  # one body arrives and is answered: its share is free again
+        holders[0].sendall(b" ")  # one body is whole and answered: its share is free again
         assert read_reply(holders[0])[1]["error"]["data"]["code"] == request_codes.PARSE_ERROR
-        assert capped.post(VERSION, source="127.0.0.7")[0] == 200
+        assert capped.post(padded, source="127.0.0.7")[0] == 200
 
 
 def test_a_client_that_expects_100_continue_gets_it_before_sending_the_body(capped: Served) -> None:

@@ -7,9 +7,9 @@ for `idle_timeout` seconds and is then closed; once a request's first byte arriv
 line, headers and body must arrive within `read_timeout` (408 otherwise). The requests run
 on the worker pool through a few threads, so solving never blocks the loop; a message of
 constant-time requests only (`planner.version`) is answered on the loop at once, never
-behind a worker. The bodies being read or answered hold at most `BODY_BUDGET` request
-sizes (`--max-bytes`) in all, and a head at most 64 KiB; a body that would pass the budget
-gets 503 `request.busy`, so memory stays bounded however many clients send at once. Every
+behind a worker. The body bytes received and not yet answered are at most `BODY_BUDGET`
+request sizes (`--max-bytes`) in all, and a head at most 64 KiB; a body that would pass
+the budget gets 503 `request.busy`, so memory stays bounded however many clients send. Every
 refusal at the HTTP level is a 4xx (503 when full) with a JSON-RPC error body; a
 well-formed POST always gets 200 with the JSON-RPC reply, errors included.
 
@@ -28,7 +28,7 @@ import ipaddress
 import resource
 import socket
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, TextIO
@@ -204,12 +204,12 @@ class _Service:
                 if head.method != "POST":
                     raise _method_refusal(head)
                 length = content_length(head, self._limits.max_bytes)
-            with self._holding(length):
+            with self._holding() as hold:
                 started = time.monotonic()
                 async with asyncio.timeout_at(until):
                     if head.expects_continue and not await self._send(writer, _CONTINUE):
                         return False
-                    body = await read_body(reader, length)
+                    body = await read_body(reader, length, hold)
                 budget = self._limits.time_budget
                 reply = await self._answer(body, None if budget is None else started + budget)
         except TimeoutError:
@@ -220,17 +220,23 @@ class _Service:
         return await self._send(writer, _response(status, payload, head, close)) and not close
 
     @contextlib.contextmanager
-    def _holding(self, length: int) -> Iterator[None]:
-        """Count a body against the shared budget while it is read and answered."""
+    def _holding(self) -> Iterator[Callable[[int], None]]:
+        """A body's bytes count against the shared budget from their arrival until it is answered."""
         budget = BODY_BUDGET * self._limits.max_bytes
-        if self._body_bytes + length > budget:
-            message = f"the service holds {budget} bytes of request bodies at once; retry shortly"
-            raise HttpRefusal(503, RequestError(request_codes.BUSY, message))
-        self._body_bytes += length
+        held = 0
+
+        def hold(size: int) -> None:
+            nonlocal held
+            if self._body_bytes + size > budget:
+                message = f"the service holds {budget} bytes of request bodies at once; retry shortly"
+                raise HttpRefusal(503, RequestError(request_codes.BUSY, message))
+            self._body_bytes += size
+            held += size
+
         try:
-            yield
+            yield hold
         finally:
-            self._body_bytes -= length
+            self._body_bytes -= held
 
     async def _answer(self, body: bytes, deadline: float | None) -> str | None:
         """The JSON-RPC reply: on the loop when every request in it is constant-time, else via a worker."""

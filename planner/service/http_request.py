@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from planner import request_codes
@@ -129,8 +130,15 @@ def content_length(head: Head, max_bytes: int) -> int:
     return length
 
 
-async def read_body(reader: asyncio.StreamReader, length: int) -> bytes:
-    try:
-        return await reader.readexactly(length)
-    except asyncio.IncompleteReadError:
-        raise refusal(400, "the body ended before its Content-Length") from None
+async def read_body(reader: asyncio.StreamReader, length: int, hold: Callable[[int], None]) -> bytes:
+    """`length` bytes of body; `hold` is told of each piece as it arrives (and may refuse it)."""
+    pieces: list[bytes] = []
+    remaining = length
+    while remaining:
+        piece = await reader.read(min(remaining, MAX_LINE))
+        if not piece:
+            raise refusal(400, "the body ended before its Content-Length")
+        hold(len(piece))
+        pieces.append(piece)
+        remaining -= len(piece)
+    return b"".join(pieces)
