@@ -14,17 +14,23 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from tests.test_service_hostile import read_reply
-
 VERSION = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "planner.version"}).encode()
+
+
+def read_reply(connection: socket.socket) -> tuple[int, Any]:
+    """The status and JSON body of the next reply on `connection` (always `application/json`)."""
+    response = http.client.HTTPResponse(connection)
+    response.begin()
+    assert response.getheader("Content-Type") == "application/json"
+    return response.status, json.loads(response.read())
 
 
 class Served:
     """The service's process, its port and its stderr lines (drained by a thread as they come)."""
 
-    def __init__(self, *serve_args: str) -> None:
+    def __init__(self, *serve_args: str, env: dict[str, str] | None = None) -> None:
         command = [sys.executable, "-m", "planner.cli", "serve", "--http", "127.0.0.1:0", *serve_args]
-        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+        env = env or {**os.environ, "PYTHONUNBUFFERED": "1"}
         self.process = subprocess.Popen(command, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, env=env)
         assert self.process.stderr is not None
         announced = self.process.stderr.readline().decode()
@@ -44,12 +50,15 @@ class Served:
     def client(self, timeout: float = 30.0) -> http.client.HTTPConnection:
         return http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
 
-    def post(self, body: bytes, source: str = "127.0.0.1") -> tuple[int, Any]:
-        """One POST on a fresh connection from `source`; the status and the JSON body."""
-        head = f"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: {len(body)}\r\n\r\n".encode()
+    def raw(self, data: bytes, source: str = "127.0.0.1") -> tuple[int, Any]:
+        """Send raw bytes on a fresh connection from `source`; the status and JSON body of the reply."""
         with self.connect(source) as connection:
-            connection.sendall(head + body)
+            connection.sendall(data)
             return read_reply(connection)
+
+    def post(self, body: bytes, source: str = "127.0.0.1") -> tuple[int, Any]:
+        head = f"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: {len(body)}\r\n\r\n".encode()
+        return self.raw(head + body, source)
 
     def close(self) -> str:
         """Stop the service the way an operator does (Ctrl-C); its stderr."""

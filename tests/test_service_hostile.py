@@ -12,15 +12,12 @@ Faults are injected into the cores of every process of the service through a
 from __future__ import annotations
 
 import concurrent.futures
-import http.client
 import json
 import os
-import signal
 import socket
 import struct
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -30,6 +27,7 @@ import pytest
 
 from planner import request_codes
 from planner.service.client import PlannerClient
+from tests.http_service import Served, read_reply
 
 TIMEOUT = 2.0
 READ_TIMEOUT = 1.0
@@ -204,38 +202,14 @@ def test_stdio_answers_a_hostile_line_typed_and_keeps_serving(stdio: Stdio, case
     assert all(entry.startswith("planner: internal error [request.internal] ") for entry in internal)
 
 
-class Http:
+class Http(Served):
     """`planner serve --http` on a free loopback port, the short limits, faults injected."""
 
     def __init__(self, env: dict[str, str]) -> None:
-        command = [sys.executable, "-m", "planner.cli", "serve", "--http", "127.0.0.1:0", "--workers", "2"]
-        command += ["--timeout", str(TIMEOUT), "--read-timeout", str(READ_TIMEOUT)]
-        self.process = subprocess.Popen(command, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, env=env)
-        assert self.process.stderr is not None
-        announced = self.process.stderr.readline().decode()
-        self.port = int(announced.rsplit(":", 1)[1].strip().rstrip("/"))
-        self.log: list[str] = []
-        self._drain = threading.Thread(target=self._collect, daemon=True)
-        self._drain.start()
+        limits = ("--timeout", str(TIMEOUT), "--read-timeout", str(READ_TIMEOUT))
+        super().__init__("--workers", "2", *limits, env=env)
         self.ping_within(time.monotonic() + 30)
         self.baseline_kb = tree_rss_kb(self.process.pid)
-
-    def _collect(self) -> None:
-        assert self.process.stderr is not None
-        self.log.extend(line.decode() for line in self.process.stderr)
-
-    def connect(self) -> socket.socket:
-        return socket.create_connection(("127.0.0.1", self.port), timeout=30)
-
-    def raw(self, data: bytes) -> tuple[int, Any]:
-        """Send raw bytes on a fresh connection; the status and JSON body of the reply."""
-        with self.connect() as connection:
-            connection.sendall(data)
-            return read_reply(connection)
-
-    def post(self, body: bytes) -> tuple[int, Any]:
-        head = f"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: {len(body)}\r\n\r\n".encode()
-        return self.raw(head + body)
 
     def ping_within(self, deadline: float) -> None:
         status, reply = self.post(request_line("planner.version", {}))
@@ -244,17 +218,7 @@ class Http:
 
     def close(self) -> str:
         assert tree_rss_kb(self.process.pid) - self.baseline_kb <= RSS_GROWTH_LIMIT_KB
-        self.process.send_signal(signal.SIGINT)
-        assert self.process.wait(timeout=30) == 0
-        self._drain.join(timeout=5)
-        return "".join(self.log)
-
-
-def read_reply(connection: socket.socket) -> tuple[int, Any]:
-    response = http.client.HTTPResponse(connection)
-    response.begin()
-    assert response.getheader("Content-Type") == "application/json"
-    return response.status, json.loads(response.read())
+        return super().close()
 
 
 @pytest.fixture(scope="module")

@@ -31,9 +31,9 @@ import pytest
 
 from planner import contract, request_codes
 from planner.service.methods import answer
-from tests.http_service import Served, http_service
+from tests.http_service import Served, http_service, read_reply
 from tests.test_service_e2e import VALID_PARAMS
-from tests.test_service_hostile import HARD, MALFORMED, read_reply, request_line, tree_rss_kb
+from tests.test_service_hostile import HARD, MALFORMED, request_line, tree_rss_kb
 
 MESSAGES = 10_000
 CLIENTS = 8
