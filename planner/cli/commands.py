@@ -58,7 +58,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
             address = parse_address(args.http)
             check_bind(address, args.allow_remote)
             settings = HttpSettings(
-                args.read_timeout, args.idle_timeout, args.max_connections, args.max_per_address
+                args.read_timeout, args.idle_timeout, args.max_connections, args.max_per_address, args.workers
             )
         from planner.service.workers import WorkerPool
 

@@ -37,6 +37,7 @@ from planner import request_codes
 from planner.contract import RequestError
 from planner.limits import Limits
 from planner.service.bounded import needs_worker
+from planner.service.heap import hand_back_memory
 from planner.service.http_request import (
     READ_LIMIT,
     Head,
@@ -49,11 +50,12 @@ from planner.service.http_request import (
 from planner.service.jsonrpc import Runner, error_reply, handle_message
 
 DEFAULT_HOST = "127.0.0.1"
-DISPATCH_THREADS = 32  # requests handed to the worker pool at once; the rest wait, their deadlines running
+DISPATCH_SPARE = 2  # dispatch threads beyond the workers: the next requests are parsed while others solve
 BODY_BUDGET = 64  # request sizes (--max-bytes) of bodies held at once, across all connections
 LINGER = 1.0  # seconds a refused connection's unread input is drained, so the client reads its answer
 _BACKLOG = 1024
 _CONTINUE = b"HTTP/1.1 100 Continue\r\n\r\n"
+_TRIM_FROM = 1 << 20  # bytes of body after which the freed memory is handed back to the system
 _SPARE_FILES = 64  # descriptors beyond the connections: the workers' pipes, the listening socket
 
 
@@ -65,6 +67,7 @@ class HttpSettings:
     idle_timeout: float = 60.0
     max_connections: int = 4096
     max_per_address: int = 1024
+    workers: int = 4  # the pool's size: requests handed to it at once are this plus DISPATCH_SPARE
 
     def __post_init__(self) -> None:
         for flag, value in (
@@ -212,6 +215,9 @@ class _Service:
                     body = await read_body(reader, length, hold)
                 budget = self._limits.time_budget
                 reply = await self._answer(body, None if budget is None else started + budget)
+                del body
+            if length >= _TRIM_FROM:
+                hand_back_memory()
         except TimeoutError:
             late = RequestError(request_codes.TIMEOUT, "the request did not arrive within the read timeout")
             raise HttpRefusal(408, late) from None
@@ -319,7 +325,8 @@ def serve_http(
 ) -> None:
     """Serve until interrupted; the bound address (a port 0 request gets a free port) goes to `announce`."""
     _room_for(settings.max_connections)
-    dispatch = ThreadPoolExecutor(DISPATCH_THREADS, thread_name_prefix="planner-dispatch")
+    threads = max(settings.workers, 1) + DISPATCH_SPARE  # few threads: each keeps its stack and heap arena
+    dispatch = ThreadPoolExecutor(threads, thread_name_prefix="planner-dispatch")
     try:
         asyncio.run(_serve_forever(address, _Service(limits, run, settings, dispatch), announce))
     finally:
