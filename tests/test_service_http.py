@@ -11,6 +11,8 @@ import concurrent.futures
 import contextlib
 import json
 import socket
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 
@@ -172,3 +174,14 @@ def test_a_client_that_expects_100_continue_gets_it_before_sending_the_body(capp
         connection.sendall(VERSION)
         status, reply = read_reply(connection)
         assert (status, reply["result"]["protocol"]) == (200, "1")
+
+
+@pytest.mark.parametrize(
+    "flag", ["--max-connections", "--max-per-address", "--idle-timeout", "--read-timeout"]
+)
+def test_a_connection_setting_that_is_not_positive_is_refused_typed(flag: str) -> None:
+    command = [sys.executable, "-m", "planner.cli", "serve", "--http", "127.0.0.1:0", flag, "0"]
+    refused = subprocess.run(command, capture_output=True, text=True, timeout=60)
+    assert refused.returncode == 2
+    assert f"[{request_codes.INVALID_PARAMS}]" in refused.stderr and flag in refused.stderr
+    assert "Traceback" not in refused.stderr
