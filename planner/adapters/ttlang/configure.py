@@ -22,7 +22,7 @@ from planner.adapters.outcome import AdapterInputError
 from planner.adapters.ttlang.collect import STRATEGY_ATTR
 from planner.adapters.ttlang.diagnostics import Diagnostic
 from planner.adapters.ttlang.kernels import AnsweredKernel, answer, chunk_kernels, diagnostics_of
-from planner.adapters.ttlang.policy import (
+from planner.adapters.ttlang.pass_options import (
     DST_SYNC_ATTR,
     FP32_DEST_ATTR,
     FPU_BINARY_ATTR,

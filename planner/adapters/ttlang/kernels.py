@@ -16,7 +16,7 @@ from planner.adapters.outcome import AdapterInputError
 from planner.adapters.ttlang.codes import REQUEST_REJECTED
 from planner.adapters.ttlang.collect import CollectedKernel, collect_kernel
 from planner.adapters.ttlang.diagnostics import Diagnostic, Located, diagnostic
-from planner.adapters.ttlang.policy import enclosing_module, function_policy, target_arch, target_system
+from planner.adapters.ttlang.pass_options import enclosing_module, function_policy, target_arch, target_system
 from planner.adapters.ttlang.source import ParsedChunk
 from planner.contract import RequestError
 from planner.kernelcfg.codes import KcfgError

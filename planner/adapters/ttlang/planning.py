@@ -21,7 +21,7 @@ from planner.adapters.ttlang.kernels import (
     chunk_kernels,
     diagnostics_of,
 )
-from planner.adapters.ttlang.policy import option_policy
+from planner.adapters.ttlang.pass_options import option_policy
 from planner.adapters.ttlang.source import ParsedChunk, parse_chunk, split_chunks
 from planner.kernelcfg import resolve
 from planner.kernelcfg.protocol import KernelcfgResolveRequest
