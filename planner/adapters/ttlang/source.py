@@ -22,14 +22,15 @@ from functools import cache
 
 from xdsl.context import Context
 from xdsl.dialects import arith, builtin, func, memref, scf, tensor
-from xdsl.dialects.builtin import DictionaryAttr, ModuleOp, UnitAttr, UnregisteredOp
-from xdsl.ir import Attribute, Operation
+from xdsl.dialects.builtin import DictionaryAttr, ModuleOp, UnitAttr, UnregisteredAttr, UnregisteredOp
+from xdsl.ir import Attribute, Operation, TypeAttribute
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import ParseError, VerifyException
 
 from planner.adapters.outcome import AdapterInputError
 from planner.adapters.ttlang.codes import INVALID_IR, PARSE_ERROR
 from planner.adapters.ttlang.nesting import NESTING_LIMIT, too_deep_at
+from planner.adapters.ttlang.raw_body import raw_attr
 from planner.adapters.ttlang.ttcore_dialect import TTCore
 from planner.adapters.ttlang.ttl_dialect import TTL
 from planner.adapters.ttlang.ttl_unknown import unknown_ttl_op
@@ -78,13 +79,28 @@ class _Frame:
 
 class TTLangContext(Context):
     """xDSL's context with unregistered constructs allowed, except that an undefined `ttl.*` op
-    is an `UnknownTtlOp`, so the resolver refuses it (section 2) instead of ignoring it."""
+    is an `UnknownTtlOp`, so the resolver refuses it (section 2) instead of ignoring it, and an
+    attribute or type without a definition keeps its body on one line (`raw_body`)."""
 
     def get_optional_op(self, name: str, *, dialect_stack: Sequence[str] = ()) -> type[Operation] | None:
         op_type = super().get_optional_op(name, dialect_stack=dialect_stack)
         if name.startswith("ttl.") and op_type is not None and issubclass(op_type, UnregisteredOp):
             return unknown_ttl_op(name)
         return op_type
+
+    def get_optional_attr(self, name: str) -> type[Attribute] | None:
+        attr_type = super().get_optional_attr(name)
+        if attr_type is not None and issubclass(attr_type, UnregisteredAttr):
+            return raw_attr(name, is_type=False)
+        return attr_type
+
+    def get_optional_type(self, name: str) -> type[TypeAttribute] | None:
+        type_type = super().get_optional_type(name)
+        if type_type is not None and issubclass(type_type, UnregisteredAttr):
+            raw_type = raw_attr(name, is_type=True)
+            assert issubclass(raw_type, TypeAttribute)
+            return raw_type
+        return type_type
 
 
 TTLANG_DIALECTS = (
