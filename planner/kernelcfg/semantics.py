@@ -95,6 +95,20 @@ _UNARY_OPS = (
     "square",
     "floor",
     "typecast",
+    "exp2",
+    "tan",
+    "asin",
+    "acos",
+    "atan",
+    "ceil",
+    "sign",
+    "hardsigmoid",
+    "expm1",
+    "softsign",
+    "signbit",
+    "frac",
+    "trunc",
+    "mul_unary_const",  # MultiplyByConstant: a DST operand, related by the targets like any unary op
 )
 
 
@@ -113,6 +127,7 @@ SEMANTICS: dict[str, OpSemantics | AttrVariants] = {
     "tile_max": _FIXED_BINARY,
     "tile_min": _FIXED_BINARY,
     "tile_div": _FIXED_BINARY,
+    **{f"tile_{name}": _FIXED_BINARY for name in ("eq", "ne", "gt", "lt")},
     **{f"tile_{name}": _UNARY for name in _UNARY_OPS},
     "copy_tile": OpSemantics(Primitive.COPY, (_DFB,)),
     "copy_dst": OpSemantics(Primitive.COPY, (_DST,)),

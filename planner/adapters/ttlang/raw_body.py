@@ -106,9 +106,13 @@ class RawBodyType(RawBodyAttr, TypeAttribute):
     """`!dialect.name<body>` kept as its body text."""
 
 
-@cache
-def raw_attr(name: str, is_type: bool) -> type[RawBodyAttr]:
+def raw_attr(name: str, *, is_type: bool) -> type[RawBodyAttr]:
     """The class standing for the attribute (or type) `name` (the same class for every use)."""
+    return _raw_class(name, is_type)
+
+
+@cache
+def _raw_class(name: str, is_type: bool) -> type[RawBodyAttr]:
     base = RawBodyType if is_type else RawBodyAttr
     class_name = "Raw" + "".join(part.title() for part in name.replace(".", "_").split("_"))
     return irdl_attr_definition(type(class_name, (base,), {"name": name, "__module__": __name__}))
@@ -116,4 +120,4 @@ def raw_attr(name: str, is_type: bool) -> type[RawBodyAttr]:
 
 def raw_value(name: str, body: str, *, is_type: bool) -> Attribute:
     """The attribute `#name<body>` (or type `!name<body>`) as this module reads it."""
-    return raw_attr(name, is_type)(StringAttr(one_line(f"<{body}>") if body else ""))
+    return raw_attr(name, is_type=is_type)(StringAttr(one_line(f"<{body}>") if body else ""))

@@ -12,14 +12,18 @@ defined here is read as an `UnknownTtlOp` (`ttl_unknown`).
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import I64, BoolAttr, FloatAttr, IndexType, IntegerAttr, f32
-from xdsl.ir import Dialect, SSAValue
+from typing import ClassVar
+
+from xdsl.dialects.builtin import I64, BoolAttr, DenseArrayBase, FloatAttr, IndexType, IntegerAttr, f32, i32
+from xdsl.ir import Attribute, Dialect, SSAValue
 from xdsl.irdl import (
     AnyAttr,
+    AttrSizedOperandSegments,
     IRDLOperation,
     irdl_op_definition,
     operand_def,
     opt_operand_def,
+    opt_prop_def,
     prop_def,
     result_def,
     var_operand_def,
@@ -27,13 +31,17 @@ from xdsl.irdl import (
 from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.printer import Printer
 
+from planner.adapters.ttlang.balanced import peek_tokens
+from planner.adapters.ttlang.raw_body import RawBodyAttr, raw_value
 from planner.adapters.ttlang.ttl_attrs import (
     CBType,
     DstType,
     ReduceDimAttr,
     TileExecutionStrategyAttr,
 )
+from planner.adapters.ttlang.ttl_movement import MOVEMENT_OPS
 from planner.adapters.ttlang.ttl_structure import STRUCTURE_OPS
+from planner.adapters.ttlang.ttl_tensor import BINARY_NAMES, TENSOR_OPS, UNARY_NAMES
 from planner.adapters.ttlang.ttl_unknown import class_name, parse_dst_slot
 
 # ---------------------------------------------------------------------------------------------
@@ -62,24 +70,36 @@ def _into_dst(operands: str, types: str) -> str:
 class ElementwiseTileOp(TileOp):
     """A unary or binary tile op, read in both upstream spellings (module docstring).
 
-    After `:`, either one type (operands and result alike) or `T, U -> R`.
+    After `:`, either one type (operands and result alike), `T, U -> R` or `(T, U) -> R`.
+    `KEYWORD` names a property written as a bare keyword after the operands (the combiner
+    of `ttl.tile_accumulate`); `PARENTHESIZED` prints several operand types in parentheses.
     """
+
+    KEYWORD: ClassVar[str | None] = None
+    PARENTHESIZED: ClassVar[bool] = False
 
     result = result_def()
 
     @classmethod
     def parse(cls, parser: Parser) -> ElementwiseTileOp:
         unresolved = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_unresolved_operand)
+        properties: dict[str, Attribute] = {}
+        if cls.KEYWORD is not None and peek_tokens(parser, 1)[0].text not in ("into", "{", ":"):
+            word = parser.parse_identifier(" as the combiner")
+            properties[cls.KEYWORD] = raw_value(f"ttl.accumulation_{cls.KEYWORD}", word, is_type=False)
         slot: UnresolvedOperand | None = None
         if parser.parse_optional_keyword("into") is not None:
             slot = parse_dst_slot(parser)
         attributes = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
         types_at = parser.pos
+        parenthesized = parser.parse_optional_punctuation("(") is not None
         types = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type)
+        if parenthesized:
+            parser.parse_punctuation(")")
         if parser.parse_optional_punctuation("->") is not None:
             result_type = parser.parse_type()
-        elif len(types) == 1:
+        elif len(types) == 1 and not parenthesized:
             result_type = types[0]
             types = types * len(unresolved)
         else:
@@ -87,13 +107,24 @@ class ElementwiseTileOp(TileOp):
         operands = list(parser.resolve_operands(unresolved, types, types_at))
         if slot is not None:
             operands.append(parser.resolve_operand(slot, IndexType()))
-        return cls.create(operands=operands, result_types=[result_type], attributes=attributes)
+        properties |= cls.segment_sizes(len(unresolved), slot is not None)
+        return cls.create(
+            operands=operands, result_types=[result_type], attributes=attributes, properties=properties
+        )
+
+    @classmethod
+    def segment_sizes(cls, data: int, slot: bool) -> dict[str, Attribute]:
+        """The properties an op with optional operands records their counts in (none by default)."""
+        return {}
 
     def print(self, printer: Printer) -> None:
         data = self.tile_data_operands()
         slot = self.dst_slot()
         printer.print_string(" ")
         printer.print_list(data, printer.print_operand)
+        keyword = self.properties.get(self.KEYWORD) if self.KEYWORD is not None else None
+        if isinstance(keyword, RawBodyAttr):
+            printer.print_string(f" {keyword.body.data[1:-1]}")
         if slot is not None:
             printer.print_string(" into dst[")
             printer.print_operand(slot)
@@ -104,8 +135,10 @@ class ElementwiseTileOp(TileOp):
         if slot is None and all(type_ == self.result.type for type_ in types):
             printer.print_attribute(self.result.type)
             return
+        parenthesized = self.PARENTHESIZED and len(types) > 1
+        printer.print_string("(" if parenthesized else "")
         printer.print_list(types, printer.print_attribute)
-        printer.print_string(" -> ")
+        printer.print_string(") -> " if parenthesized else " -> ")
         printer.print_attribute(self.result.type)
 
 
@@ -120,14 +153,8 @@ class BinaryTileOp(ElementwiseTileOp):
     dst = opt_operand_def(IndexType)
 
 
-_UNARY_MNEMONICS = (
-    "tile_exp", "tile_log", "tile_sqrt", "tile_rsqrt", "tile_tanh", "tile_sigmoid", "tile_neg",
-    "tile_abs", "tile_relu", "tile_recip", "tile_gelu", "tile_silu", "tile_sin", "tile_cos", "tile_square",
-    "tile_floor", "tile_typecast", "tile_transpose", "copy_dst",
-)  # fmt: skip
-_BINARY_MNEMONICS = (
-    "tile_add", "tile_sub", "tile_mul", "tile_max", "tile_min", "tile_div", "tile_accumulate",
-)  # fmt: skip
+_UNARY_MNEMONICS = (*(f"tile_{name}" for name in UNARY_NAMES), "tile_typecast", "copy_dst")
+_BINARY_MNEMONICS = tuple(f"tile_{name}" for name in BINARY_NAMES)
 
 
 def _op_class(mnemonic: str, base: type[IRDLOperation]) -> type[IRDLOperation]:
@@ -138,6 +165,46 @@ def _op_class(mnemonic: str, base: type[IRDLOperation]) -> type[IRDLOperation]:
 
 UNARY_TILE_OPS = tuple(_op_class(mnemonic, UnaryTileOp) for mnemonic in _UNARY_MNEMONICS)
 BINARY_TILE_OPS = tuple(_op_class(mnemonic, BinaryTileOp) for mnemonic in _BINARY_MNEMONICS)
+
+
+@irdl_op_definition
+class TileAccumulateOp(BinaryTileOp):
+    """`%next = ttl.tile_accumulate %acc, %delta add into dst[%i] : T, T -> T`; the combiner keyword
+    is optional (older spelling)."""
+
+    name = "ttl.tile_accumulate"
+    KEYWORD: ClassVar[str | None] = "combiner"
+    combiner = opt_prop_def(AnyAttr())
+
+
+@irdl_op_definition
+class TileTransposeOp(ElementwiseTileOp):
+    """`ttl.tile_transpose %in, %out into dst[%i] : (T, T) -> T`, or the older one-operand spelling;
+    the output operand names the output buffer and carries no tile data."""
+
+    name = "ttl.tile_transpose"
+    PARENTHESIZED: ClassVar[bool] = True
+    input = operand_def()
+    output = opt_operand_def()
+    dst = opt_operand_def(IndexType)
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+    @classmethod
+    def segment_sizes(cls, data: int, slot: bool) -> dict[str, Attribute]:
+        sizes = [1, data - 1, int(slot)]
+        return {"operandSegmentSizes": DenseArrayBase.from_list(i32, sizes)}
+
+
+@irdl_op_definition
+class TileMulUnaryConstOp(TileOp):
+    """`ttl.tile_mul_unary_const %x, 5.000000e-01 into dst[%i] : T -> T`: a tile times a constant."""
+
+    name = "ttl.tile_mul_unary_const"
+    input = operand_def()
+    value = prop_def(FloatAttr.constr(type=f32))
+    dst = operand_def(IndexType)
+    result = result_def()
+    assembly_format = _into_dst("$input `,` $value", "type($input) `->` type($result)")
 
 
 @irdl_op_definition
@@ -241,45 +308,41 @@ class TileStoreOp(TileOp):
 
 @irdl_op_definition
 class DstIndexOp(TileOp):
-    """A tile already resident in DST at the given slot."""
+    """A tile resident in DST: `ttl.dst_index %tile[%i] : T -> T` names the tile at slot `%i`; the
+    older `ttl.dst_index %i : index -> T` only the slot."""
 
     name = "ttl.dst_index"
-    index = operand_def()
+    source = operand_def()
+    dst = opt_operand_def(IndexType)
     result = result_def()
-    assembly_format = "$index attr-dict `:` type($index) `->` type($result)"
 
+    @classmethod
+    def parse(cls, parser: Parser) -> DstIndexOp:
+        source = parser.parse_unresolved_operand()
+        slot = None
+        if parser.parse_optional_punctuation("[") is not None:
+            slot = parser.parse_unresolved_operand()
+            parser.parse_punctuation("]")
+        attributes = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        operands = [parser.resolve_operand(source, parser.parse_type())]
+        if slot is not None:
+            operands.append(parser.resolve_operand(slot, IndexType()))
+        parser.parse_punctuation("->")
+        return cls.create(operands=operands, result_types=[parser.parse_type()], attributes=attributes)
 
-# ---------------------------------------------------------------------------------------------
-# Tensor-level elementwise ops: read and printed back, never planned
-
-
-class TensorUnaryOp(IRDLOperation):
-    """A tensor-level elementwise op, lowered to `ttl.compute` before kernel configuration."""
-
-    input = operand_def()
-    result = result_def()
-    assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
-
-
-class TensorBinaryOp(IRDLOperation):
-    """A tensor-level elementwise op, lowered to `ttl.compute` before kernel configuration."""
-
-    lhs = operand_def()
-    rhs = operand_def()
-    result = result_def()
-    assembly_format = "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)"
-
-
-TENSOR_UNARY_OPS = tuple(
-    _op_class(mnemonic.removeprefix("tile_"), TensorUnaryOp)
-    for mnemonic in _UNARY_MNEMONICS
-    if mnemonic.startswith("tile_") and mnemonic not in ("tile_typecast", "tile_transpose")
-)
-TENSOR_BINARY_OPS = tuple(
-    _op_class(mnemonic.removeprefix("tile_"), TensorBinaryOp)
-    for mnemonic in _BINARY_MNEMONICS
-    if mnemonic != "tile_accumulate"
-)
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.source)
+        if self.dst is not None:
+            printer.print_string("[")
+            printer.print_operand(self.dst)
+            printer.print_string("]")
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.source.type)
+        printer.print_string(" -> ")
+        printer.print_attribute(self.result.type)
 
 
 TTL = Dialect(
@@ -287,7 +350,7 @@ TTL = Dialect(
     [
         *STRUCTURE_OPS, *UNARY_TILE_OPS, *BINARY_TILE_OPS, TileBcastOp, TileReduceOp,
         TileRowNormalizationBlockOp, TileMatmulBlockOp, TileFillOp, CopyTileOp, TileStoreOp, DstIndexOp,
-        *TENSOR_UNARY_OPS, *TENSOR_BINARY_OPS,
+        TileTransposeOp, TileAccumulateOp, TileMulUnaryConstOp, *TENSOR_OPS, *MOVEMENT_OPS,
     ],
     [CBType, DstType, TileExecutionStrategyAttr, ReduceDimAttr],
 )  # fmt: skip
