@@ -85,7 +85,7 @@ class ElementwiseTileOp(TileOp):
         unresolved = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_unresolved_operand)
         properties: dict[str, Attribute] = {}
         if cls.KEYWORD is not None and peek_tokens(parser, 1)[0].text not in ("into", "{", ":"):
-            word = parser.parse_identifier(" as the combiner")
+            word = parser.parse_identifier(context_msg=" as the combiner")
             properties[cls.KEYWORD] = raw_value(f"ttl.accumulation_{cls.KEYWORD}", word, is_type=False)
         slot: UnresolvedOperand | None = None
         if parser.parse_optional_keyword("into") is not None:
