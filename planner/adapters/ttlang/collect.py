@@ -20,6 +20,7 @@ from xdsl.ir import Attribute, BlockArgument, Operation, OpResult, SSAValue
 
 from planner.adapters.outcome import AdapterInputError
 from planner.adapters.ttlang.codes import ATTRIBUTE_INVALID, REQUEST_REJECTED, UNKNOWN_TILE_OP
+from planner.adapters.ttlang.foreign import ForeignCallOp
 from planner.adapters.ttlang.source import ParsedChunk
 from planner.adapters.ttlang.ttcore_dialect import TileType
 from planner.adapters.ttlang.ttl_attrs import CBType, ReduceDimAttr, TileExecutionStrategyAttr
@@ -45,7 +46,8 @@ from planner.kernelcfg.protocol import (
 STRATEGY_ATTR = "ttl.tile_execution_strategy"
 
 KernelIROp = TileOp | UnknownTtlOp
-"""The ops a request lists: the TTL tile ops, and undefined `ttl.*` ops so the resolver refuses them."""
+"""The ops a request lists: the TTL tile ops, and undefined `ttl.*` ops handling tiles so the resolver
+refuses them."""
 
 
 @dataclass(frozen=True)
@@ -273,8 +275,10 @@ class _FunctionCollector:
     def collect(self) -> CollectedKernel:
         ops: list[KernelOp] = []
         for op in self.function.walk():
-            if isinstance(op, UnregisteredOp):
+            if isinstance(op, UnregisteredOp | ForeignCallOp):
                 _refuse_foreign_tiles(op, self.parsed)
+            if isinstance(op, UnknownTtlOp) and not _handles_tiles(op):
+                continue
             if isinstance(op, KernelIROp):
                 self.id_of[op] = self.op_id(op, len(ops))
                 self.ids.add(self.id_of[op])
@@ -284,13 +288,18 @@ class _FunctionCollector:
         return CollectedKernel(tuple(ops), dfbs, {op_id: op for op, op_id in self.id_of.items()})
 
 
-def _refuse_foreign_tiles(op: UnregisteredOp, parsed: ParsedChunk) -> None:
-    """Another dialect's op read only generically is ignored unless it handles tiles: then its
-    requirements are unknown and planning around it would be unsound."""
+def _handles_tiles(op: Operation) -> bool:
+    """An operand or result is a `!ttcore.tile`: the op works inside a compute body."""
+    return any(isinstance(value.type, TileType) for value in (*op.operands, *op.results))
+
+
+def _refuse_foreign_tiles(op: UnregisteredOp | ForeignCallOp, parsed: ParsedChunk) -> None:
+    """Another dialect's op is ignored unless it handles tiles: then its requirements are unknown
+    and planning around it would be unsound."""
     values = (*op.operands, *op.results)
     if all(tile_data_type(value.type) is None for value in values):
         return
-    name = op.op_name.data
+    name = op.op_name.data if isinstance(op, UnregisteredOp) else op.name
     line, column = parsed.op_line_col(op)
     raise AdapterInputError(
         UNKNOWN_TILE_OP,

@@ -16,9 +16,10 @@ following the `into dst[...]` convention) so the resolver can refuse it at its l
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
+from typing import TypeVar
 
 from xdsl.context import Context
 from xdsl.dialects import arith, builtin, func, memref, scf, tensor
@@ -28,7 +29,9 @@ from xdsl.parser import Parser
 from xdsl.utils.exceptions import ParseError, VerifyException
 
 from planner.adapters.outcome import AdapterInputError
+from planner.adapters.ttlang.balanced import peek_tokens
 from planner.adapters.ttlang.codes import INVALID_IR, PARSE_ERROR
+from planner.adapters.ttlang.foreign import unregistered_op
 from planner.adapters.ttlang.nesting import NESTING_LIMIT, too_deep_at
 from planner.adapters.ttlang.raw_body import raw_attr
 from planner.adapters.ttlang.ttcore_dialect import TTCore
@@ -38,6 +41,7 @@ from planner.adapters.ttlang.ttl_unknown import unknown_ttl_op
 SPLIT_MARKER = re.compile(r"^// -----.*$", re.MULTILINE)
 _RESULTS = re.compile(r"(%[\w$.\-]+)(?::\d+)?\s*(,|=)")
 _BYTE_ORDER_MARK = "\ufeff"
+_T = TypeVar("_T")
 
 
 @dataclass(frozen=True)
@@ -79,14 +83,15 @@ class _Frame:
 
 class TTLangContext(Context):
     """xDSL's context with unregistered constructs allowed, except that an undefined `ttl.*` op
-    is an `UnknownTtlOp`, so the resolver refuses it (section 2) instead of ignoring it, and an
-    attribute or type without a definition keeps its body on one line (`raw_body`)."""
+    is an `UnknownTtlOp`, so the resolver can refuse it (section 2) instead of ignoring it, other
+    unregistered ops read the custom syntax `foreign` knows, and an attribute or type without a
+    definition keeps its body on one line (`raw_body`)."""
 
     def get_optional_op(self, name: str, *, dialect_stack: Sequence[str] = ()) -> type[Operation] | None:
         op_type = super().get_optional_op(name, dialect_stack=dialect_stack)
-        if name.startswith("ttl.") and op_type is not None and issubclass(op_type, UnregisteredOp):
-            return unknown_ttl_op(name)
-        return op_type
+        if op_type is None or not issubclass(op_type, UnregisteredOp):
+            return op_type
+        return unknown_ttl_op(name) if name.startswith("ttl.") else unregistered_op(name, op_type)
 
     def get_optional_attr(self, name: str) -> type[Attribute] | None:
         attr_type = super().get_optional_attr(name)
@@ -171,6 +176,16 @@ class SiteRecordingParser(Parser):
             frame = self._frames.pop()
         self.sites[op] = OpSite(frame.start, frame.result_names, frame.attr_dict)
         return op
+
+    def parse_comma_separated_list(
+        self, delimiter: Parser.Delimiter, parse: Callable[[], _T], context_msg: str = ""
+    ) -> list[_T]:
+        """As xDSL's, except that a parenthesized list of types after `->` may be one type written
+        bare, as MLIR allows (`scf.for ... iter_args(%a = %x) -> tensor<...> {`)."""
+        bare = delimiter is Parser.Delimiter.PAREN and parse == self.parse_attribute
+        if bare and peek_tokens(self, 1)[0].text != "(":
+            return [parse()]
+        return super().parse_comma_separated_list(delimiter, parse, context_msg)
 
     def parse_optional_attr_dict(self) -> dict[str, Attribute]:
         return self._parse_recorded_attr_dict(keyword=False, reserved=())[0]

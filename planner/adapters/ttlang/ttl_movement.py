@@ -139,6 +139,17 @@ MOVEMENT_SPECS = (
     OpSpec("is_src", "attr-dict", results=("result:i1",)),
     OpSpec("is_dst", "attr-dict", results=("result:i1",)),
     OpSpec("is_active", "attr-dict", results=("result:i1",)),
+    OpSpec(
+        "opaque_call",
+        "$callee (`template_args` $template_args^)? "
+        "(`template_dfbs` `(` $template_dfb_operands^ `:` type($template_dfb_operands) `)`)? "
+        "(`dfb_dependencies` `(` $dependency_dfb_operands^ `:` type($dependency_dfb_operands) `)`)? "
+        "(`dfb_effects` $dfb_effects^)? `(` $arg_operands `)` attr-dict `:` "
+        "functional-type($arg_operands, $result)",
+        ("arg_operands*", "template_dfb_operands*", "dependency_dfb_operands*"),
+        ("result?",),
+        ("callee:str", "template_args?", "dfb_effects?"),
+    ),
     OpSpec("signpost", "$name attr-dict", props=("name:str",)),
     OpSpec("dprint", "$fmt `(` $argv `)` attr-dict `:` `(` type($argv) `)`", ("argv*",), props=("fmt:str",)),
 )

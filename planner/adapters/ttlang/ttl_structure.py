@@ -12,13 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xdsl.dialects.builtin import I64, DenseArrayBase, IndexType, IntegerAttr, i32
+from xdsl.dialects.builtin import I64, ArrayAttr, DenseArrayBase, IndexType, IntegerAttr, StringAttr, i32
 from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import (
     AnyAttr,
     AttrSizedOperandSegments,
     IRDLOperation,
-    ParsePropInAttrDict,
     irdl_op_definition,
     operand_def,
     opt_prop_def,
@@ -44,14 +43,34 @@ from planner.adapters.ttlang.ttl_attrs import CBType
 
 @irdl_op_definition
 class BindCBOp(IRDLOperation):
-    """A dataflow buffer; `cb_index` is its physical index once finalized."""
+    """A dataflow buffer; `cb_index` is its physical index once finalized.
+
+    Read as `{cb_index = 0, block_count = 2} {dfb_id = 0 : index} : !ttl.cb<...>`: upstream's
+    fixed entries, then its attribute dictionary, then the buffer type in full or stripped.
+    Printed with one dictionary and the full type.
+    """
 
     name = "ttl.bind_cb"
     cb_index = opt_prop_def(AnyAttr())
     block_count = opt_prop_def(AnyAttr())
     result = result_def(CBType)
-    irdl_options = (ParsePropInAttrDict(),)
-    assembly_format = "attr-dict `:` type($result)"
+
+    @classmethod
+    def parse(cls, parser: Parser) -> BindCBOp:
+        attributes = parser.parse_optional_attr_dict()
+        for name, value in parser.parse_optional_attr_dict().items():
+            if name in attributes:
+                parser.raise_error(f"attribute '{name}' is given twice")
+            attributes[name] = value
+        parser.parse_punctuation(":")
+        fixed: list[str] = [name for name in ("cb_index", "block_count") if name in attributes]
+        properties = {name: attributes.pop(name) for name in fixed}
+        return cls.create(result_types=[_parse_cb_type(parser)], properties=properties, attributes=attributes)
+
+    def print(self, printer: Printer) -> None:
+        printer.print_op_attributes({**self.properties, **self.attributes})
+        printer.print_string(" : ")
+        printer.print_attribute(self.result.type)
 
 
 @irdl_op_definition
@@ -135,7 +154,7 @@ class ComputeOp(IRDLOperation):
         body = parser.parse_region()
         result_types: list[Attribute] = []
         if parser.parse_optional_punctuation("->") is not None:
-            result_types = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type)
+            result_types = _parse_types(parser)
         return cls.create(
             operands=[*ins, *outs],
             result_types=result_types,
@@ -151,8 +170,19 @@ class ComputeOp(IRDLOperation):
         printer.print_string(" ")
         printer.print_region(self.body)
         if self.res:
-            printer.print_string(" -> ")
+            printer.print_string(" -> (" if len(self.res) > 1 else " -> ")
             printer.print_list(self.res.types, printer.print_attribute)
+            printer.print_string(")" if len(self.res) > 1 else "")
+
+
+def _parse_types(parser: Parser) -> list[Attribute]:
+    """`T, U` or `(T, U)`."""
+    types: list[Attribute] = []
+    if parser.parse_optional_punctuation("(") is None:
+        return [*parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type)]
+    types.extend(parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type))
+    parser.parse_punctuation(")")
+    return types
 
 
 def _region_follows(parser: Parser) -> bool:
@@ -197,6 +227,55 @@ class DstSectionOp(IRDLOperation):
     body = region_def()
     traits = traits_def(NoTerminator())
     assembly_format = "$body attr-dict"
+
+
+@irdl_op_definition
+class AccumulationScopeOp(IRDLOperation):
+    """`ttl.accumulation_scope outs(%o : T) inits(%i : T) {^bb0(...): ...} initial_modes([init])`:
+    an accumulation policy for its outputs; `inits` is written only when some output has one."""
+
+    name = "ttl.accumulation_scope"
+    outs = var_operand_def()
+    inits = var_operand_def()
+    initial_modes = prop_def(ArrayAttr[StringAttr])
+    body = region_def()
+    traits = traits_def(NoTerminator())
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> AccumulationScopeOp:
+        outs = _parse_keyword_operands(parser, "outs")
+        inits = _parse_keyword_operands(parser, "inits") if _keyword_follows(parser, "inits") else []
+        attributes = {} if _region_follows(parser) else parser.parse_optional_attr_dict()
+        body = parser.parse_region()
+        parser.parse_keyword("initial_modes")
+        parser.parse_punctuation("(")
+        modes = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_identifier)
+        parser.parse_punctuation(")")
+        attributes |= parser.parse_optional_attr_dict()
+        return cls.create(
+            operands=[*outs, *inits],
+            properties={
+                "operandSegmentSizes": DenseArrayBase.from_list(i32, [len(outs), len(inits)]),
+                "initial_modes": ArrayAttr(StringAttr(mode) for mode in modes),
+            },
+            attributes=attributes,
+            regions=[body],
+        )
+
+    def print(self, printer: Printer) -> None:
+        _print_keyword_operands(printer, "outs", self.outs)
+        if self.inits:
+            _print_keyword_operands(printer, "inits", self.inits)
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" ")
+        printer.print_region(self.body)
+        modes = ", ".join(mode.data for mode in self.initial_modes.data)
+        printer.print_string(f" initial_modes([{modes}])")
+
+
+def _keyword_follows(parser: Parser, keyword: str) -> bool:
+    return peek_tokens(parser, 1)[0].text == keyword
 
 
 @irdl_op_definition
@@ -271,5 +350,6 @@ class RequireDstOp(IRDLOperation):
 
 STRUCTURE_OPS = (
     BindCBOp, AttachCBOp, CBReserveOp, CBWaitOp, CBPushOp, CBPopOp, CreateCBOp, CopyOp, WaitOp,
-    ComputeOp, YieldOp, DstSectionOp, IterIndexOp, AcquireDstOp, ReleaseDstOp, RequireDstOp,
+    ComputeOp, YieldOp, DstSectionOp, AccumulationScopeOp, IterIndexOp, AcquireDstOp, ReleaseDstOp,
+    RequireDstOp,
 )  # fmt: skip

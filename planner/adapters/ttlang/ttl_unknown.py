@@ -1,8 +1,8 @@
 """`ttl.*` ops this adapter does not define: read so the resolver can refuse them where they are.
 
 Upstream's op set keeps growing; an op missing here has no execution semantics, and a kernel
-using it must be refused at that op (`kcfg.op_semantics_unknown`, docs/design/kernel-config.md section
-2), not fail to parse.
+whose tiles pass through it must be refused at that op (`kcfg.op_semantics_unknown`,
+docs/design/kernel-config.md section 2), not fail to parse.
 """
 
 from __future__ import annotations
@@ -13,6 +13,8 @@ from xdsl.dialects.builtin import IndexType
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import traits_def
 from xdsl.parser import Parser, UnresolvedOperand
+
+from planner.adapters.ttlang.foreign import generic_form_hint
 
 
 def class_name(mnemonic: str) -> str:
@@ -33,11 +35,13 @@ class UnknownTtlOp(Operation):
     """A `ttl.*` op this dialect does not define (one subclass per name, from `unknown_ttl_op`).
 
     It has no execution semantics, so the resolver refuses it (`kcfg.op_semantics_unknown`,
-    docs/design/kernel-config.md section 2) at its location; planning never rewrites it. Its request
+    docs/design/kernel-config.md section 2) at its location when it reads or produces a tile;
+    otherwise it passes through. Planning never rewrites it. Its request
     lists every operand as written, since without a definition the `dst[...]` slot of the
     generic form cannot be told apart. The custom form read is the tile-op convention
     `%x, %y into dst[%i] {attrs} : T, U -> R` (operand types optionally parenthesized; with
-    no operands before `into`, the types after `:` are the results); it prints generically.
+    no operands before `into`, the types after `:` are the results); other custom syntax is a
+    parse error naming the generic form. It prints generically.
     """
 
     name = "ttl.unknown"
@@ -54,7 +58,8 @@ class UnknownTtlOp(Operation):
             )
             or []
         )
-        parser.parse_keyword("into")
+        if parser.parse_optional_keyword("into") is None:
+            parser.raise_error(generic_form_hint(cls.name))
         dst = parse_dst_slot(parser)
         attributes = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")

@@ -1,0 +1,143 @@
+"""Ops of dialects this adapter does not define, in generic or custom syntax.
+
+An op in generic syntax (`"d2m.core_index"() <{dim = 0 : i64}> : () -> index`) is xDSL's
+unregistered op and prints back the same. TTKernel and EmitC ops, which TT-Lang modules
+carry in their custom syntax, are read in the call form both dialects print,
+`ttkernel.copy_tile(%cb, %c0, %c0) : (!ttkernel.cb<...>, index, index) -> ()` (literal
+arguments such as `0` or `true` allowed among the operands, leading string literals as in
+`emitc.call_opaque "f"(%x)`, the `: (...) -> (...)` part left out when there is nothing to
+type), and print back in it. Custom syntax of any other unknown dialect is a parse error
+naming the op and the generic form that does pass through.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DenseArrayBase,
+    FunctionType,
+    IntegerAttr,
+    IntegerType,
+    StringAttr,
+    UnregisteredOp,
+    i64,
+)
+from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.irdl import traits_def
+from xdsl.parser import Parser, UnresolvedOperand
+from xdsl.printer import Printer
+
+from planner.adapters.ttlang.balanced import peek_tokens
+
+CALL_FORM_DIALECTS = ("ttkernel", "emitc")
+_LEADING = "call_leading"
+_LITERALS = "call_literals"
+_LITERAL_AT = "call_literal_positions"
+
+
+def generic_form_hint(name: str) -> str:
+    """The parse diagnostic for custom syntax this adapter cannot read."""
+    return (
+        f"custom syntax of '{name}' is not known to this adapter; write it in generic form "
+        f'("{name}"(...) : (...) -> (...)), which passes through unchanged'
+    )
+
+
+class ForeignCallOp(Operation):
+    """A TTKernel or EmitC op read in call form (one subclass per name, from `foreign_op`)."""
+
+    name = "foreign.call"
+    traits = traits_def()
+
+    def print(self, printer: Printer) -> None:
+        leading = self.properties.get(_LEADING)
+        for literal in leading.data if isinstance(leading, ArrayAttr) else ():
+            printer.print_string(" ")
+            printer.print_attribute(literal)
+        literals = self.properties.get(_LITERALS)
+        positions = self.properties.get(_LITERAL_AT)
+        items: list[SSAValue | Attribute] = list(self.operands)
+        if isinstance(literals, ArrayAttr) and isinstance(positions, DenseArrayBase):
+            for position, literal in zip(positions.get_values(), literals.data, strict=True):
+                items.insert(int(position), literal)
+        if items or not isinstance(leading, ArrayAttr):
+            printer.print_string("(")
+            printer.print_list(items, lambda item: _print_item(printer, item))
+            printer.print_string(")")
+        printer.print_op_attributes(self.attributes)
+        if self.operands or self.results or not isinstance(leading, ArrayAttr):
+            printer.print_string(" : ")
+            printer.print_attribute(FunctionType.from_lists(self.operand_types, self.result_types))
+
+
+def _print_item(printer: Printer, item: SSAValue | Attribute) -> None:
+    if isinstance(item, SSAValue):
+        printer.print_operand(item)
+    elif isinstance(item, IntegerAttr) and item.type == i64:
+        printer.print_string(str(item.value.data))
+    elif isinstance(item, IntegerAttr) and item.type == IntegerType(1):
+        printer.print_string("true" if item.value.data else "false")
+    else:
+        printer.print_attribute(item)
+
+
+def _parse_call(name: str, parser: Parser) -> Operation:
+    leading: list[Attribute] = []
+    while (text := parser.parse_optional_str_literal()) is not None:
+        leading.append(StringAttr(text))
+    unresolved: list[UnresolvedOperand] = []
+    literals: list[Attribute] = []
+    positions: list[int] = []
+    if parser.parse_optional_punctuation("(") is not None:
+        if parser.parse_optional_punctuation(")") is None:
+            while True:
+                operand = parser.parse_optional_unresolved_operand()
+                if operand is not None:
+                    unresolved.append(operand)
+                else:
+                    positions.append(len(unresolved) + len(literals))
+                    literals.append(parser.parse_attribute())
+                if parser.parse_optional_punctuation(",") is None:
+                    break
+            parser.parse_punctuation(")")
+    elif not leading:
+        parser.raise_error(generic_form_hint(name))
+    attributes = parser.parse_optional_attr_dict()
+    operand_types: list[Attribute] = []
+    result_types: list[Attribute] = []
+    if parser.parse_optional_punctuation(":") is not None:
+        function = parser.parse_function_type()
+        operand_types, result_types = list(function.inputs.data), list(function.outputs.data)
+    operands = parser.resolve_operands(unresolved, operand_types, parser.pos)
+    properties: dict[str, Attribute] = {}
+    if leading:
+        properties[_LEADING] = ArrayAttr(leading)
+    if literals:
+        properties[_LITERALS] = ArrayAttr(literals)
+        properties[_LITERAL_AT] = DenseArrayBase.from_list(i64, positions)
+    return foreign_op(name).create(
+        operands=operands, result_types=result_types, properties=properties, attributes=attributes
+    )
+
+
+@cache
+def foreign_op(name: str) -> type[ForeignCallOp]:
+    """The call-form op class standing for `name` (the same class for every use)."""
+    class_name = "Foreign" + "".join(part.title() for part in name.replace(".", "_").split("_")) + "Op"
+    return type(class_name, (ForeignCallOp,), {"name": name, "__module__": __name__})
+
+
+@cache
+def unregistered_op(name: str, generic: type[Operation]) -> type[Operation]:
+    """xDSL's unregistered op `generic` for `name`, whose custom syntax reads the call form for
+    TTKernel and EmitC and is otherwise the generic-form diagnostic."""
+    assert issubclass(generic, UnregisteredOp)
+
+    def parse(cls: type[Operation], parser: Parser) -> Operation:
+        if name.split(".", 1)[0] in CALL_FORM_DIALECTS:
+            return _parse_call(name, parser)
+        parser.raise_error(generic_form_hint(name), peek_tokens(parser, 1)[0].span.start)
+
+    return type(generic.__name__, (generic,), {"parse": classmethod(parse), "__module__": __name__})
