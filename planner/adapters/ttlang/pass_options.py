@@ -19,7 +19,7 @@ from xdsl.ir import Attribute, Operation
 from planner.adapters.outcome import AdapterInputError
 from planner.adapters.ttlang.codes import ATTRIBUTE_INVALID, OPTION_INVALID, OPTION_UNKNOWN
 from planner.adapters.ttlang.source import ParsedChunk
-from planner.adapters.ttlang.ttcore_dialect import ArchAttr, DeviceAttr, SystemDescAttr
+from planner.adapters.ttlang.ttcore_dialect import ArchAttr, DeviceAttr, DeviceOp, SystemDescAttr
 from planner.kernelcfg.codes import POLICY_ATTR_NOT_BOOL, POLICY_UNPACK_ATTR_MALFORMED, KcfgError
 from planner.kernelcfg.protocol import KernelPolicy, SystemDesc
 
@@ -151,7 +151,8 @@ def _description(
 
 def target_system(module: ModuleOp | None, parsed: ParsedChunk) -> SystemDesc | None:
     """The chip architectures of `ttcore.system_desc` and the chip ids of `ttcore.device`, for the
-    resolver's agreement rules (section 4.1); None when the module has neither."""
+    resolver's agreement rules (section 4.1); None when the module has neither. The device is the
+    module attribute or, next to a system description, the `ttcore.device` op."""
     if module is None:
         return None
     system = _description(module, SYSTEM_DESC_ATTR, SystemDescAttr, parsed)
@@ -160,4 +161,14 @@ def target_system(module: ModuleOp | None, parsed: ParsedChunk) -> SystemDesc | 
         return None
     archs = [arch.data for arch in system.chip_archs.data] if isinstance(system, SystemDescAttr) else []
     chips = [chip.data for chip in device.chip_ids.data] if isinstance(device, DeviceAttr) else None
+    if chips is None and system is not None:
+        chips = _device_op_chips(module)
     return SystemDesc(chip_archs=archs, device_chip_ids=chips)
+
+
+def _device_op_chips(module: ModuleOp) -> list[int] | None:
+    """The `chipIds` of the module's `ttcore.device` op (`ttcore.device @default_device = <...>`)."""
+    for op in module.body.ops:
+        if isinstance(op, DeviceOp) and (chips := op.chip_ids()) is not None:
+            return chips
+    return None

@@ -160,7 +160,8 @@ class DeviceAttr(ParametrizedAttribute):
 
 @irdl_op_definition
 class DeviceOp(IRDLOperation):
-    """`ttcore.device @default_device = <workerGrid = ..., ...>`: a named device, carried unchanged."""
+    """`ttcore.device @default_device = <workerGrid = ..., ...>`: a named device, carried unchanged;
+    its `chipIds` are checked against the system description like the attribute's (section 4.1)."""
 
     name = "ttcore.device"
 
@@ -174,6 +175,13 @@ class DeviceOp(IRDLOperation):
         body, _ = parse_balanced(parser, lambda text: None)
         attributes = parser.parse_optional_attr_dict()
         return cls.create(properties={"sym_name": sym_name, "body": StringAttr(body)}, attributes=attributes)
+
+    def chip_ids(self) -> list[int] | None:
+        """The `chipIds` the device selects, when its body gives them."""
+        try:
+            return _chip_ids(self.body.data)
+        except DescriptionError:
+            return None
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
