@@ -21,6 +21,7 @@ from xdsl.ir import Attribute, BlockArgument, Operation, OpResult, SSAValue
 from planner.adapters.outcome import AdapterInputError
 from planner.adapters.ttlang.codes import ATTRIBUTE_INVALID, REQUEST_REJECTED, UNKNOWN_TILE_OP
 from planner.adapters.ttlang.foreign import ForeignCallOp
+from planner.adapters.ttlang.raw_body import RawBodyAttr
 from planner.adapters.ttlang.source import ParsedChunk
 from planner.adapters.ttlang.ttcore_dialect import TileType
 from planner.adapters.ttlang.ttl_attrs import CBType, ReduceDimAttr, TileExecutionStrategyAttr
@@ -152,9 +153,11 @@ _REDUCE_DIMS = {"reduce_dim_row": "row", "reduce_dim_col": "col", "reduce_dim_sc
 
 
 def _bcast_attrs(op: Operation, parsed: ParsedChunk) -> dict[str, str]:
-    """`1 : i32` column, `2` row, `3` scalar (section 2)."""
+    """`<col>` or `1 : i32` column, `<row>` or `2` row, `<scalar>` or `3` scalar (section 2)."""
     kind = op.properties.get("bcast_type")
     value = kind.value.data if isinstance(kind, IntegerAttr) else None
+    if isinstance(kind, RawBodyAttr) and kind.name == "ttl.bcast_type":
+        value = {name: number for number, name in _BCAST_KINDS.items()}.get(kind.body.data[1:-1])
     if value not in _BCAST_KINDS:
         line, column = parsed.op_line_col(op)
         raise AdapterInputError(

@@ -32,6 +32,7 @@ from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.printer import Printer
 
 from planner.adapters.ttlang.balanced import peek_tokens
+from planner.adapters.ttlang.op_table import STRIPPED
 from planner.adapters.ttlang.raw_body import RawBodyAttr, raw_value
 from planner.adapters.ttlang.ttl_attrs import (
     CBType,
@@ -209,7 +210,8 @@ class TileMulUnaryConstOp(TileOp):
 
 @irdl_op_definition
 class TileBcastOp(TileOp):
-    """`1 : i32` column, `2` row, `3` scalar broadcast; the second operand is the output tile."""
+    """A column, row or scalar broadcast (`<col>`, `<row>`, `<scalar>`, or the older `1 : i32`, `2`,
+    `3`); the second operand is the output tile."""
 
     name = "ttl.tile_bcast"
     input = operand_def()
@@ -217,8 +219,10 @@ class TileBcastOp(TileOp):
     dst = operand_def(IndexType)
     bcast_type = prop_def(AnyAttr())
     result = result_def()
+    custom_directives = STRIPPED
     assembly_format = _into_dst(
-        "$input `,` $output $bcast_type", "`(` type($input) `,` type($output) `)` `->` type($result)"
+        "$input `,` $output custom<BcastType>($bcast_type)",
+        "`(` type($input) `,` type($output) `)` `->` type($result)",
     )
 
 
@@ -232,8 +236,9 @@ class TileReduceOp(TileOp):
     reduce_type = prop_def(AnyAttr())
     reduce_dim = prop_def(ReduceDimAttr)
     result = result_def()
+    custom_directives = STRIPPED
     assembly_format = _into_dst(
-        "$input `,` $scaler `,` $output $reduce_type $reduce_dim",
+        "$input `,` $scaler `,` $output custom<ReduceType>($reduce_type) $reduce_dim",
         "`(` type($input) `,` type($scaler) `,` type($output) `)` `->` type($result)",
     )
 
