@@ -20,9 +20,23 @@ _T = TypeVar("_T")
 _CLOSING = {"<": ">", "[": "]", "{": "}", "(": ")"}
 
 
+_PEEKERS: dict[int, tuple[Input, MLIRLexer]] = {}
+
+
+def _peeker(parser: AttrParser) -> MLIRLexer:
+    """A lexer over the parser's input, kept for the input the parser reads (one at a time)."""
+    source = parser.lexer.input
+    kept = _PEEKERS.get(id(source))
+    if kept is None or kept[0] is not source:
+        _PEEKERS.clear()
+        kept = (source, MLIRLexer(Input(source.content, source.name)))
+        _PEEKERS[id(source)] = kept
+    return kept[1]
+
+
 def peek_tokens(parser: AttrParser, count: int) -> list[Token[MLIRTokenKind, str]]:
     """The next `count` tokens at the parser's position, without consuming them."""
-    lexer = MLIRLexer(Input(parser.lexer.input.content, parser.lexer.input.name))
+    lexer = _peeker(parser)
     lexer.pos = parser.pos
     return [lexer.lex() for _ in range(count)]
 

@@ -152,8 +152,12 @@ def _without_line_comments(text: str) -> str:
 
 
 def is_blank(text: str) -> bool:
-    """Nothing but whitespace and comments."""
-    return not _without_line_comments(text).strip()
+    """Nothing but whitespace and comments (a line whose first character is not `//` has content)."""
+    for line in text.split("\n"):
+        kept = line.lstrip()
+        if kept and not kept.startswith("//"):
+            return False
+    return True
 
 
 class SiteRecordingParser(Parser):
