@@ -138,7 +138,9 @@ FAMILIES = {
         "  ttkernel.tile_regs_acquire() : () -> ()\n"
         f"  %k = ttkernel.get_compile_time_arg_val(0) : () -> !ttkernel.cb<1, {TILE}>\n"
         f"  ttkernel.pack_tile(%c0, %k, %c0, true) : (index, !ttkernel.cb<1, {TILE}>, index) -> ()\n"
-        '  emitc.verbatim "// kept"\n',
+        '  emitc.verbatim "// kept"\n'
+        '  %o = emitc.literal "get_compile_time_arg_val(0)" : !emitc.opaque<"::tt::CB">\n'
+        '  emitc.call_opaque "copy_tile_init"(%o) : (!emitc.opaque<"::tt::CB">) -> ()\n',
         "",
     ),
 }
@@ -188,6 +190,7 @@ def test_upstream_syntax_variants_read(written: str, reads_as: str) -> None:
         ("  d2m.wait %c0 : index\n", "custom syntax of 'd2m.wait' is not known to this adapter"),
         ("  ttl.some_future_op %c0 : index\n", "custom syntax of 'ttl.some_future_op' is not known"),
         ("  ttkernel.noc_barrier\n  return\n", "custom syntax of 'ttkernel.noc_barrier' is not known"),
+        ('  emitc.verbatim "a"\n  "x.y"() : () -> ()\n  emitc.include\n  "b.h"\n', "'emitc.include' is not"),
     ],
 )
 def test_unknown_custom_syntax_names_the_op_and_the_generic_form(body: str, message: str) -> None:

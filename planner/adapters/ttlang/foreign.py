@@ -6,7 +6,8 @@ carry in their custom syntax, are read in the call form both dialects print,
 `ttkernel.copy_tile(%cb, %c0, %c0) : (!ttkernel.cb<...>, index, index) -> ()` (literal
 arguments such as `0` or `true` allowed among the operands, leading string literals as in
 `emitc.call_opaque "f"(%x)`, the `: (...) -> (...)` part left out when there is nothing to
-type), and print back in it. Custom syntax of any other unknown dialect is a parse error
+type, or only result types after a bare literal as in `emitc.literal "x" : i32`), and print
+back in it. Custom syntax of any other unknown dialect is a parse error
 naming the op and the generic form that does pass through.
 """
 
@@ -21,6 +22,7 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     IntegerType,
     StringAttr,
+    UnitAttr,
     UnregisteredOp,
     i64,
 )
@@ -35,6 +37,7 @@ CALL_FORM_DIALECTS = ("ttkernel", "emitc")
 _LEADING = "call_leading"
 _LITERALS = "call_literals"
 _LITERAL_AT = "call_literal_positions"
+_BARE_RESULTS = "call_bare_results"
 
 
 def generic_form_hint(name: str) -> str:
@@ -67,7 +70,10 @@ class ForeignCallOp(Operation):
             printer.print_list(items, lambda item: _print_item(printer, item))
             printer.print_string(")")
         printer.print_op_attributes(self.attributes)
-        if self.operands or self.results or not isinstance(leading, ArrayAttr):
+        if _BARE_RESULTS in self.properties:
+            printer.print_string(" : ")
+            printer.print_list(self.result_types, printer.print_attribute)
+        elif self.operands or self.results or not isinstance(leading, ArrayAttr):
             printer.print_string(" : ")
             printer.print_attribute(FunctionType.from_lists(self.operand_types, self.result_types))
 
@@ -83,9 +89,17 @@ def _print_item(printer: Printer, item: SSAValue | Attribute) -> None:
         printer.print_attribute(item)
 
 
+def _on_the_same_line(parser: Parser) -> bool:
+    """The next token follows the op name on its line (a string on the next line starts an op)."""
+    content, position = parser.lexer.input.content, parser.pos - 1
+    while position >= 0 and content[position] in " \t":
+        position -= 1
+    return position < 0 or content[position] not in "\r\n"
+
+
 def _parse_call(name: str, parser: Parser) -> Operation:
     leading: list[Attribute] = []
-    while (text := parser.parse_optional_str_literal()) is not None:
+    while _on_the_same_line(parser) and (text := parser.parse_optional_str_literal()) is not None:
         leading.append(StringAttr(text))
     unresolved: list[UnresolvedOperand] = []
     literals: list[Attribute] = []
@@ -107,11 +121,15 @@ def _parse_call(name: str, parser: Parser) -> Operation:
     attributes = parser.parse_optional_attr_dict()
     operand_types: list[Attribute] = []
     result_types: list[Attribute] = []
-    if parser.parse_optional_punctuation(":") is not None:
-        function = parser.parse_function_type()
-        operand_types, result_types = list(function.inputs.data), list(function.outputs.data)
-    operands = parser.resolve_operands(unresolved, operand_types, parser.pos)
     properties: dict[str, Attribute] = {}
+    if parser.parse_optional_punctuation(":") is not None:
+        if unresolved or peek_tokens(parser, 1)[0].text == "(":
+            function = parser.parse_function_type()
+            operand_types, result_types = list(function.inputs.data), list(function.outputs.data)
+        else:
+            result_types = list(parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type))
+            properties[_BARE_RESULTS] = UnitAttr()
+    operands = parser.resolve_operands(unresolved, operand_types, parser.pos)
     if leading:
         properties[_LEADING] = ArrayAttr(leading)
     if literals:
