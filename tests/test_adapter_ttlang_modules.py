@@ -9,10 +9,13 @@ import re
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from planner.adapters.outcome import AdapterInputError
 from planner.adapters.ttlang import build_requests, plan_text
 from planner.adapters.ttlang.printing import canonical_text
+from planner.adapters.ttlang.raw_body import one_line
 from planner.adapters.ttlang.source import Chunk, is_blank, parse_chunk, split_chunks
 
 ROOT = Path(__file__).parent.parent
@@ -78,6 +81,19 @@ def test_a_multi_line_alias_prints_as_one_line_at_every_use() -> None:
     once = printed(text)
     assert once.count(LAYOUT) == 3
     assert printed(once) == once
+
+
+_PIECES = st.sampled_from(["a", "b = 1", "<", ">", "[", "]", "(", ")", ",", '"x y"', "!t.u<v>"])
+_BREAKS = st.sampled_from([" ", "\n", "\n    ", "  \n  ", ""])
+
+
+@given(st.lists(st.tuples(_PIECES, _BREAKS), max_size=12))
+def test_one_line_bodies_keep_every_token_and_are_their_own_one_line(parts: list[tuple[str, str]]) -> None:
+    body = "".join(piece + gap for piece, gap in parts)
+    flat = one_line(body)
+    assert "\n" not in flat
+    assert flat.replace(" ", "") == body.replace(" ", "").replace("\n", "")
+    assert one_line(flat) == flat
 
 
 # ---------------------------------------------------------------------------------------------

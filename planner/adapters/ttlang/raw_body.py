@@ -24,38 +24,12 @@ _OPENING = "<([{"
 _CLOSING = ">)]},"
 
 
-def _without_comments(text: str) -> str:
-    """`text` with `//` comments removed (outside string literals)."""
-    if "//" not in text:
-        return text
-    kept: list[str] = []
-    in_string = False
-    index = 0
-    while index < len(text):
-        char = text[index]
-        if in_string:
-            if char == "\\":
-                kept.append(text[index : index + 2])
-                index += 2
-                continue
-            in_string = char != '"'
-        elif char == '"':
-            in_string = True
-        elif text.startswith("//", index):
-            end = text.find("\n", index)
-            index = len(text) if end < 0 else end
-            continue
-        kept.append(char)
-        index += 1
-    return "".join(kept)
-
-
 def one_line(text: str) -> str:
-    """`text` on one line: each whitespace run holding a line break becomes one space, or nothing
-    after an opening bracket and before a closing bracket or a comma (string literals kept)."""
+    """`text` on one line: `//` comments dropped, each whitespace run holding a line break one
+    space, or nothing after an opening bracket and before a closing bracket or a comma (string
+    literals kept)."""
     if "\n" not in text and "//" not in text:
         return text
-    text = _without_comments(text)
     pieces: list[str] = []
     in_string = False
     index = 0
@@ -65,6 +39,12 @@ def one_line(text: str) -> str:
             in_string = not (char == '"' and text[index - 1] != "\\")
         elif char == '"':
             in_string = True
+        elif text.startswith("//", index):
+            while pieces and pieces[-1].isspace():
+                pieces.pop()
+            end = text.find("\n", index)
+            index = len(text) if end < 0 else end
+            continue
         elif char.isspace():
             end = index
             while end < len(text) and text[end].isspace():
