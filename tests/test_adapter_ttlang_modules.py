@@ -19,7 +19,12 @@ from planner.adapters.ttlang.raw_body import one_line
 from planner.adapters.ttlang.source import Chunk, is_blank, parse_chunk, split_chunks
 
 ROOT = Path(__file__).parent.parent
-INPUTS = sorted([*(ROOT / "tests" / "lit").glob("*.mlir"), *(ROOT / "examples" / "ttlang").glob("*.mlir")])
+INPUTS = sorted(
+    path
+    for folder in (ROOT / "tests", ROOT / "examples")
+    for path in folder.rglob("*.mlir")
+    if "Output" not in path.parts
+)
 TILE = "!ttcore.tile<32x32, bf16>"
 BLOCK = f"tensor<1x1x{TILE}>"
 CB = f"!ttl.cb<[1, 1], {TILE}, 2>"
