@@ -223,6 +223,16 @@ def test_unknown_custom_syntax_names_the_op_and_the_generic_form(body: str, mess
     assert "Expected 'into'" not in caught.value.message
 
 
+def test_a_pipe_used_with_another_pipe_type_is_a_parse_error() -> None:
+    body = (
+        f"  %p = ttl.create_pipe src(0, 0) dst(1, 0) to(1, 0) net 0 : {PIPE}\n"
+        "  ttl.if_src %p : <src(0, 0) dst(1, 0) to(1, 0) net 1> {\n  }\n"
+    )
+    with pytest.raises(AdapterInputError) as caught:
+        plan_text(in_function(body))
+    assert "operand is used with type !ttl.pipe<src(0, 0) dst(1, 0) to(1, 0) net 1>" in caught.value.message
+
+
 def test_an_undefined_ttl_op_without_tiles_passes_through() -> None:
     text = in_function('  %n = "ttl.future_counter"(%c0) : (index) -> index\n')
     outcome = plan_text(text)

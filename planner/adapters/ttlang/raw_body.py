@@ -70,7 +70,8 @@ def parse_optional_body(parser: AttrParser) -> str:
 
 
 class RawBodyAttr(ParametrizedAttribute):
-    """`#dialect.name<body>` kept as its body text (one subclass per name, from `raw_attr`)."""
+    """`#dialect.name<body>` kept as its body text (one subclass per name, from `raw_attr`, which
+    declares `body` again so that equality compares it)."""
 
     body: StringAttr
 
@@ -95,7 +96,8 @@ def raw_attr(name: str, *, is_type: bool) -> type[RawBodyAttr]:
 def _raw_class(name: str, is_type: bool) -> type[RawBodyAttr]:
     base = RawBodyType if is_type else RawBodyAttr
     class_name = "Raw" + "".join(part.title() for part in name.replace(".", "_").split("_"))
-    return irdl_attr_definition(type(class_name, (base,), {"name": name, "__module__": __name__}))
+    body = {"name": name, "__module__": __name__, "__annotations__": {"body": StringAttr}}
+    return irdl_attr_definition(type(class_name, (base,), body))
 
 
 def raw_value(name: str, body: str, *, is_type: bool) -> Attribute:

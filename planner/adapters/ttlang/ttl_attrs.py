@@ -83,6 +83,7 @@ class TileExecutionStrategyAttr(_KeywordAttr):
 
     name = "ttl.tile_execution_strategy"
     KEYWORDS: ClassVar[type[StrEnum]] = TileExecutionStrategy
+    keyword: StringAttr  # declared on the definition itself, so equality compares it
 
 
 @irdl_attr_definition
@@ -91,3 +92,4 @@ class ReduceDimAttr(_KeywordAttr):
 
     name = "ttl.reduce_dim"
     KEYWORDS: ClassVar[type[StrEnum]] = ReduceDim
+    keyword: StringAttr
