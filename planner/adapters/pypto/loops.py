@@ -1,6 +1,7 @@
 """Loops of a function body: loop variables, iter_args and loop-carried scalars (nz-layout.md 7.2, 7.3).
 
-Every loop kind binds its variable with start, stop and step (an SPMD loop its lane extent).
+Every loop kind binds its variable with start, stop and a positive step (an SPMD loop its lane
+extent); a countdown loop binds the ascending range of the same values.
 A scalar the body rebinds is loop-carried for the whole body: `x = x + c` is an induction of
 the loop, anything else an unconstrained value; after the loop it is unknown (the body may
 run zero times). Printed-IR iter_args keep a tensor's or tile's type and leave a scalar
@@ -18,7 +19,7 @@ from planner.adapters.pypto.expressions import callee_of, constant_value, tuple_
 from planner.adapters.pypto.model import ScalarValue, TensorValue, TileValue, Unknown
 from planner.adapters.pypto.types import ScalarType
 from planner.adapters.pypto.window_syntax import WindowReader
-from planner.proofs.expr import BinOp, Const, parse_expr, to_json_value
+from planner.proofs.expr import BinOp, Const, Expr, parse_expr, to_json_value
 from planner.proofs.protocol import ForBinding, InductionBinding, IterArgBinding, ParamBinding, SpmdBinding
 
 _LOOP_KINDS: Final = {
@@ -74,9 +75,11 @@ class LoopReader(WindowReader):
         start = self._expr(start_node) if start_node is not None else Const(0)
         stop = self._expr(stop_node)
         step = self._expr(step_node) if step_node is not None else Const(1)
-        if isinstance(step, Const) and step.value <= 0:
-            self._bind_scalar(name, ParamBinding, None)  # a non-positive step: no range fact
+        if isinstance(step, Const) and step.value == 0:
+            self._bind_scalar(name, ParamBinding, None)  # `range` refuses a zero step: no range fact
             return
+        if isinstance(step, Const) and step.value < 0:
+            start, stop, step = ascending(start, stop, step.value)
         self._bind_scalar(
             name,
             ForBinding,
@@ -153,6 +156,21 @@ class LoopReader(WindowReader):
         if isinstance(value, ScalarValue):
             return value.name, self._scalar_types.get(name)
         return self._constants.get(name), None
+
+
+def ascending(start: Expr, stop: Expr, step: int) -> tuple[Expr, Expr, Const]:
+    """A countdown `range(start, stop, step)` (step < 0) as an ascending range over the same values,
+    or, when a bound is symbolic and the step is not -1, over every integer in `(stop, start]`:
+    a superset, so a fact proven for it holds for the loop. A loop that runs zero times stays one."""
+    if isinstance(start, Const) and isinstance(stop, Const):
+        trips = max(0, (start.value - stop.value - step - 1) // -step)  # len(range(...)), unbounded
+        lowest = start.value + step * (trips - 1) if trips else start.value
+        return Const(lowest), Const(start.value + 1 if trips else start.value), Const(-step)
+    return _successor(stop), _successor(start), Const(1)
+
+
+def _successor(bound: Expr) -> Expr:
+    return Const(bound.value + 1) if isinstance(bound, Const) else BinOp("+", bound, Const(1))
 
 
 def _range_parts(
