@@ -127,8 +127,8 @@ def _is_nz_parameter(program: Program, function_index: int, name: str) -> bool:
 
 
 def _blocked(program: Program, callee: ParameterSite, caller_index: int, argument: ast.expr) -> Blocked:
-    callee_name = program.functions[callee.function_index].node.name
-    caller_name = program.functions[caller_index].node.name
+    callee_name = program.functions[callee.function_index].qualified
+    caller_name = program.functions[caller_index].qualified
     message = (
         f"{callee_name}'s parameter {callee.name!r} would be NZ, but {caller_name} passes it "
         f"{program.source.segment(argument)!r}, which is not a tensor parameter of {caller_name} that an "

@@ -94,9 +94,9 @@ def _candidates(program: Program) -> Iterator[Candidate]:
             if name in fed:
                 callers, blocked = forwarding_callers(program, site)
                 named = tuple(
-                    (caller, program.functions[caller.function_index].node.name) for caller in callers
+                    (caller, program.functions[caller.function_index].qualified) for caller in callers
                 )
-                yield Candidate(site, function.node.name, named, blocked)
+                yield Candidate(site, function.qualified, named, blocked)
 
 
 def _dry_run(

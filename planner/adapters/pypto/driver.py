@@ -159,9 +159,8 @@ def _plan_one(plan: LayoutPlanner, model: FunctionModel, program: Program) -> La
     try:
         return plan(model.planned.request)
     except RequestError as exc:
-        node = model.function.node
         raise program.source.error(
             codes.INVALID_REQUEST,
-            f"function {node.name!r}: the planner rejected its request: {exc.message}",
-            node,
+            f"function {model.function.qualified!r}: the planner rejected its request: {exc.message}",
+            model.function.node,
         ) from None

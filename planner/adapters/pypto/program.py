@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 import re
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import PurePath
 from typing import Final, Literal, TypeAlias
 
@@ -22,15 +22,18 @@ from pydantic import JsonValue
 from planner.adapters.outcome import AdapterInputError
 from planner.adapters.pypto import codes
 from planner.adapters.pypto.expressions import constant_value, dotted_name
+from planner.adapters.pypto.kernels import (
+    FUNCTION_DECORATORS,
+    JIT_DECORATORS,
+    FoundKernel,
+    decorator_name,
+    find_kernels,
+)
 from planner.adapters.pypto.splicing import LINE_BREAK, SourceText
 
 _HEADER = re.compile(r"#[ \t]*pypto\.program:[ \t]*([A-Za-z_][A-Za-z0-9_]*)[ \t]*")
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 STAMP = "nz_tensor_views_blocked"
-# `@pl.jit` and its variants (PyPTO user guide, "Functions and Programs"); `.incore` is a kernel.
-JIT_DECORATORS: Final = frozenset(
-    {"pl.jit", "pl.jit.incore", "pl.jit.inline", "pl.jit.opaque", "pl.jit.host", "pl.jit.graph"}
-)
 _KERNEL_DECORATORS: Final = frozenset({"pl.jit.incore"})
 _INCORE: Final = "pl.FunctionType.InCore"
 
@@ -50,6 +53,12 @@ class ProgramFunction:
     attrs_node: ast.Dict | None
     method: bool = True
     kernel: bool = False
+    name: str = ""  # as notes and reports name it (`kernels`); the function's own name when empty
+    scopes: tuple[ast.FunctionDef, ...] = ()  # enclosing function scopes, outermost first
+
+    @property
+    def qualified(self) -> str:
+        return self.name or self.node.name
 
 
 @dataclass(frozen=True)
@@ -71,7 +80,7 @@ def parse_program(text: str, filename: str) -> Program:
         raise _not_a_program("missing 'import pypto.language as pl'")
     if header is None:
         return _source_program(source, module, filename)
-    for jit, _ in _jit_functions(module):
+    for jit in _jit_functions(module):
         raise source.error(
             codes.UNSUPPORTED_CONSTRUCT,
             f"unsupported construct: @pl.jit function {jit.name!r} in a printed program "
@@ -91,21 +100,25 @@ def parse_program(text: str, filename: str) -> Program:
 
 
 def _source_program(source: SourceText, module: ast.Module, filename: str) -> Program:
-    """Section 18: every `@pl.program` class's methods and every `@pl.jit` function, in file order."""
-    functions: list[ProgramFunction] = []
-    for statement in module.body:
-        if isinstance(statement, ast.ClassDef) and any(
-            _is_decorator(decorator, "pl.program") for decorator in statement.decorator_list
-        ):
-            functions.extend(_methods(source, statement))
-    for node, decorator in _jit_functions(module):
-        kernel = dotted_name(decorator.func if isinstance(decorator, ast.Call) else decorator)
-        functions.append(ProgramFunction(node, decorator, {}, None, False, kernel in _KERNEL_DECORATORS))
+    """Section 18: every kernel of the file, wherever it is defined (`kernels`), in file order."""
+    functions = [_source_function(source, kernel) for kernel in find_kernels(module)]
     if not functions:
         raise _not_a_program("no @pl.jit function, no @pl.program class and no '# pypto.program:' header")
-    functions.sort(key=lambda function: function.node.lineno)
     name = PurePath(filename).stem if filename != "<input>" else "<input>"
     return Program(name, source, _constants(module), tuple(functions), _identifiers(source.text), "source")
+
+
+def _source_function(source: SourceText, kernel: FoundKernel) -> ProgramFunction:
+    """A `@pl.function` without `self` (a host function of a program, or one outside any class) is
+    read like a `@pl.jit` function."""
+    node = kernel.node
+    positional = [*node.args.posonlyargs, *node.args.args]
+    method = kernel.in_program and bool(positional) and positional[0].arg == "self"
+    if kernel.spelled in FUNCTION_DECORATORS:
+        function = _program_function(source, node, kernel.decorator)
+        return replace(function, method=method, name=kernel.name, scopes=kernel.scopes)
+    incore = kernel.spelled in _KERNEL_DECORATORS
+    return ProgramFunction(node, kernel.decorator, {}, None, method, incore, kernel.name, kernel.scopes)
 
 
 def _methods(source: SourceText, program_class: ast.ClassDef) -> tuple[ProgramFunction, ...]:
@@ -118,19 +131,14 @@ def _methods(source: SourceText, program_class: ast.ClassDef) -> tuple[ProgramFu
     )
 
 
-def _jit_functions(module: ast.Module) -> list[tuple[ast.FunctionDef, ast.expr]]:
+def _jit_functions(module: ast.Module) -> list[ast.FunctionDef]:
     """Module-level functions decorated with the `@pl.jit` family."""
-    found = []
-    for statement in module.body:
-        if not isinstance(statement, ast.FunctionDef):
-            continue
-        decorator = next(
-            (d for d in statement.decorator_list if any(_is_decorator(d, name) for name in JIT_DECORATORS)),
-            None,
-        )
-        if decorator is not None:
-            found.append((statement, decorator))
-    return found
+    return [
+        statement
+        for statement in module.body
+        if isinstance(statement, ast.FunctionDef)
+        and any(decorator_name(d) in JIT_DECORATORS for d in statement.decorator_list)
+    ]
 
 
 def _parse_module(text: str, filename: str) -> ast.Module:

@@ -66,7 +66,7 @@ class _FunctionReader(LoopReader):
             request = LayoutPlanRequest(
                 target=target,
                 division=division,
-                function=node.name,
+                function=self._function.qualified,
                 attrs=dict(self._function.attrs),
                 tensors=out.tensors,
                 bindings=out.bindings,
@@ -75,7 +75,7 @@ class _FunctionReader(LoopReader):
         except ValidationError as exc:
             raise self._invalid(node, exc) from None
         planned = FunctionRequest(
-            node.name,
+            self._function.qualified,
             request,
             position,
             {op_id: site.position for op_id, site in out.op_sites.items()},
@@ -95,7 +95,7 @@ class _FunctionReader(LoopReader):
     def _invalid(self, node: ast.AST, exc: ValidationError) -> AdapterInputError:
         return self._source.error(
             codes.INVALID_REQUEST,
-            f"function {self._function.node.name!r} cannot be expressed as a layout.plan request: "
+            f"function {self._function.qualified!r} cannot be expressed as a layout.plan request: "
             f"{exc.errors(include_url=False)[0]['msg']}",
             node,
         )
