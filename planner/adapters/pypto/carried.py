@@ -36,6 +36,8 @@ def _nested(statements: list[ast.stmt]) -> Iterator[ast.stmt]:
         yield statement
         for block in ("body", "orelse", "finalbody"):
             yield from _nested(getattr(statement, block, []))
+        for clause in [*getattr(statement, "handlers", []), *getattr(statement, "cases", [])]:
+            yield from _nested(clause.body)
 
 
 def _binding_targets(statement: ast.stmt) -> list[ast.expr]:
@@ -43,7 +45,17 @@ def _binding_targets(statement: ast.stmt) -> list[ast.expr]:
         return list(statement.targets)
     if isinstance(statement, ast.AnnAssign | ast.AugAssign | ast.For):
         return [statement.target]
+    if isinstance(statement, ast.With):
+        return [item.optional_vars for item in statement.items if item.optional_vars is not None]
+    if isinstance(statement, ast.FunctionDef | ast.ClassDef | ast.Import | ast.ImportFrom):
+        return [ast.Name(name, ast.Store()) for name in _defined_names(statement)]
     return []
+
+
+def _defined_names(statement: ast.FunctionDef | ast.ClassDef | ast.Import | ast.ImportFrom) -> list[str]:
+    if isinstance(statement, ast.FunctionDef | ast.ClassDef):
+        return [statement.name]
+    return [(alias.asname or alias.name).partition(".")[0] for alias in statement.names]
 
 
 @dataclass(frozen=True, slots=True)

@@ -110,7 +110,12 @@ def _walk(
 
 
 def _class(
-    node: ast.ClassDef, prefix: str, scopes: tuple[ast.FunctionDef, ...], aliases: dict[str, str], *, top: bool
+    node: ast.ClassDef,
+    prefix: str,
+    scopes: tuple[ast.FunctionDef, ...],
+    aliases: dict[str, str],
+    *,
+    top: bool,
 ) -> Iterator[FoundKernel]:
     """A program class's kernel methods; any other class is searched like a module (class scopes are
     not enclosing scopes of their methods)."""

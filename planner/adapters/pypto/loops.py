@@ -32,6 +32,17 @@ _LOOP_KINDS: Final = {
 }
 
 
+def is_range_loop(statement: ast.For) -> bool:
+    """A loop this reader binds: a call of a known range over a name or a `(name, (carried...))` target."""
+    target = statement.target
+    pair = isinstance(target, ast.Tuple) and len(target.elts) == 2 and isinstance(target.elts[0], ast.Name)
+    targets = isinstance(target, ast.Name) or (
+        pair and isinstance(target, ast.Tuple) and tuple_names(target.elts[1]) is not None
+    )
+    known = isinstance(statement.iter, ast.Call) and (callee_of(statement.iter) or "") in _LOOP_KINDS
+    return known and targets and not statement.orelse
+
+
 class LoopReader(WindowReader):
     """Reads `for` statements; the statement reader supplies how a body statement is read."""
 

@@ -17,7 +17,7 @@ from pydantic import ValidationError
 from planner.adapters.outcome import AdapterInputError
 from planner.adapters.pypto import codes
 from planner.adapters.pypto.expressions import SCALAR_CALLS, callee_of, int_literal, tuple_names
-from planner.adapters.pypto.loops import LoopReader
+from planner.adapters.pypto.loops import is_range_loop
 from planner.adapters.pypto.model import (
     BLOCK_QUERIES,
     FunctionModel,
@@ -28,8 +28,16 @@ from planner.adapters.pypto.model import (
     Unknown,
 )
 from planner.adapters.pypto.ops import YIELD
+from planner.adapters.pypto.passthrough import PassThroughReader
 from planner.adapters.pypto.program import Program, ProgramFunction
-from planner.adapters.pypto.types import ScalarType, TensorType, TileType, TupleType, is_unshaped
+from planner.adapters.pypto.types import (
+    AnnotatedType,
+    ScalarType,
+    TensorType,
+    TileType,
+    TupleType,
+    is_unshaped,
+)
 from planner.adapters.pypto.window_syntax import is_kernel_scope
 from planner.layout.protocol import LayoutPlanRequest
 from planner.proofs.expr import to_json_value
@@ -51,7 +59,7 @@ def read_function(
     return _FunctionReader(program, function).read(target, division)
 
 
-class _FunctionReader(LoopReader):
+class _FunctionReader(PassThroughReader):
     """The statement walk (section 17, "Statements")."""
 
     def read(self, target: str | None, division: Division) -> FunctionModel:
@@ -87,7 +95,7 @@ class _FunctionReader(LoopReader):
     def _walk(self, node: ast.FunctionDef) -> None:
         """Phase 1 order (section 14): parameters, then return types, then the body in order."""
         self._parameters(node.args)
-        if node.returns is not None:
+        if node.returns is not None and self._annotation(node.returns) is not None:
             for tensor in self._types.tensors_in(node.returns):
                 self._declare(None, tensor, node.returns, "return")
         self._block(node.body)
@@ -102,8 +110,11 @@ class _FunctionReader(LoopReader):
 
     def _parameters(self, arguments: ast.arguments) -> None:
         positional = [*arguments.posonlyargs, *arguments.args]
-        if arguments.vararg or arguments.kwarg or arguments.kwonlyargs:
+        if not self._reads_source and (arguments.vararg or arguments.kwarg or arguments.kwonlyargs):
             raise self._unsupported(self._function.node, "*args, **kwargs and keyword-only parameters")
+        for packed in (arguments.vararg, arguments.kwarg):
+            if packed is not None:
+                self._assign(packed.arg, Unknown())
         if self._function.method:
             if not positional or positional[0].arg != "self":
                 raise self._source.error(
@@ -112,15 +123,17 @@ class _FunctionReader(LoopReader):
                     self._function.node,
                 )
             positional = positional[1:]
-        for parameter in positional:
+        for parameter in [*positional, *arguments.kwonlyargs]:
             self._parameter(parameter)
 
     def _parameter(self, parameter: ast.arg) -> None:
         if parameter.annotation is None or is_unshaped(parameter.annotation):
             self._assign(parameter.arg, Unknown())
             return
-        declared = self._types.read(parameter.annotation)
-        if isinstance(declared, TensorType):
+        declared = self._annotation(parameter.annotation)
+        if declared is None:
+            self._assign(parameter.arg, Unknown())
+        elif isinstance(declared, TensorType):
             self._assign(parameter.arg, self._declare(parameter.arg, declared, parameter))
         elif isinstance(declared, TileType):
             self._assign(parameter.arg, TileValue(declared))
@@ -131,12 +144,18 @@ class _FunctionReader(LoopReader):
                 self._declare(None, tensor, parameter, parameter.arg)
             self._assign(parameter.arg, Unknown())
 
+    def _annotation(self, node: ast.expr) -> AnnotatedType | None:
+        """Source: an annotation outside the grammar that cannot declare NZ types nothing."""
+        return self._types.read_if_known(node) if self._reads_source else self._types.read(node)
+
     def _block(self, statements: list[ast.stmt]) -> None:
         for statement in statements:
             self._statement = statement
             self._dispatch(statement)
 
     def _dispatch(self, statement: ast.stmt) -> None:
+        """Printed IR has the fixed grammar of section 17; source passes the rest through (`passthrough`)."""
+        printed = not self._reads_source
         if isinstance(statement, ast.AnnAssign):
             self._ann_assign(statement)
         elif isinstance(statement, ast.Assign):
@@ -147,19 +166,42 @@ class _FunctionReader(LoopReader):
             if statement.value is not None:
                 self._value(statement.value)
         elif isinstance(statement, ast.For):
-            self._for(statement)
+            self._for(statement) if is_range_loop(statement) or printed else self.unknown_loop(statement)
         elif isinstance(statement, ast.If):
             self._if(statement)
         elif isinstance(statement, ast.With):
             self._with(statement)
-        elif not isinstance(statement, ast.Pass):
+        elif isinstance(statement, ast.AugAssign) and not printed:
+            self._aug_assign(statement)
+        elif not isinstance(statement, ast.Pass) and (printed or not self.passes_through(statement)):
             raise self._unsupported(statement, f"the statement {type(statement).__name__.lower()!r}")
+
+    def _aug_assign(self, statement: ast.AugAssign) -> None:
+        """`x += v` is `x = x + v`; into anything but a name it is a use the planner does not model."""
+        if isinstance(statement.target, ast.Name):
+            load = ast.Name(statement.target.id, ast.Load())
+            value = ast.copy_location(ast.BinOp(load, statement.op, statement.value), statement)
+            self._assign_from(statement.target.id, ast.fix_missing_locations(value))
+            return
+        self.unmodelled(statement.value, "augmented assignment")
+        self.unmodelled(statement.target, "augmented assignment")
 
     def _ann_assign(self, statement: ast.AnnAssign) -> None:
         if not isinstance(statement.target, ast.Name):
-            raise self._unsupported(statement.target, "an annotated assignment to anything but a name")
+            if not self._reads_source:
+                raise self._unsupported(statement.target, "an annotated assignment to anything but a name")
+            if statement.value is not None:
+                self.unmodelled(statement.value, "assignment")
+            self.unmodelled(statement.target, "assignment")
+            return
         name = statement.target.id
-        declared = self._types.read(statement.annotation)
+        declared = self._annotation(statement.annotation)
+        if declared is None:
+            if statement.value is not None:
+                self._assign_from(name, statement.value)
+            else:
+                self._assign(name, Unknown())
+            return
         if isinstance(declared, ScalarType):
             self._scalar_assign(name, statement.value, declared)
             return
@@ -185,7 +227,12 @@ class _FunctionReader(LoopReader):
 
     def _plain_assign(self, statement: ast.Assign) -> None:
         if len(statement.targets) != 1:
-            raise self._unsupported(statement, "chained assignment")
+            if not self._reads_source:
+                raise self._unsupported(statement, "chained assignment")
+            self.unmodelled(statement.value, "chained assignment")
+            for target in statement.targets:
+                self._unbind_names(target)
+            return
         target = statement.targets[0]
         if isinstance(target, ast.Name):
             self._assign_from(target.id, statement.value)
@@ -195,7 +242,13 @@ class _FunctionReader(LoopReader):
             return
         names = tuple_names(target)
         if names is None:
-            raise self._unsupported(target, "assignment to anything but names")
+            if not self._reads_source:
+                raise self._unsupported(target, "assignment to anything but names")
+            self.unmodelled(statement.value, "assignment")
+            if not isinstance(target, ast.Tuple | ast.List | ast.Starred):
+                self.unmodelled(target, "assignment")
+            self._unbind_names(target)
+            return
         values = self._yield_values(statement.value) if callee_of(statement.value) == YIELD else []
         if not values:
             self._value(statement.value)
@@ -256,10 +309,16 @@ class _FunctionReader(LoopReader):
 
     def _with(self, statement: ast.With) -> None:
         """Scopes group statements and do not change bindings; a core scope makes its body a kernel."""
-        for item in statement.items:
-            if callee_of(item.context_expr) not in _SCOPE_CONTEXTS or item.optional_vars is not None:
-                what = "a with-statement other than pl.spmd/pl.at/pl.scope/pl.incore(...)"
-                raise self._unsupported(item.context_expr, what)
+        known = all(callee_of(item.context_expr) in _SCOPE_CONTEXTS for item in statement.items)
+        if not self._reads_source and not (known and all(i.optional_vars is None for i in statement.items)):
+            what = "a with-statement other than pl.spmd/pl.at/pl.scope/pl.incore(...)"
+            raise self._unsupported(statement.items[0].context_expr, what)
+        if not known:
+            self.unknown_scope(statement)
+        else:
+            for item in statement.items:
+                if item.optional_vars is not None:
+                    self._unbind_names(item.optional_vars)
         kernel = any(is_kernel_scope(item.context_expr) for item in statement.items)
         self.enter_scope(kernel)
         self._block(statement.body)

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TypeAlias, cast
 
+from planner.adapters.outcome import AdapterInputError
 from planner.adapters.pypto import codes
 from planner.adapters.pypto.expressions import dotted_name
 from planner.adapters.pypto.splicing import SourceText
@@ -99,6 +100,20 @@ class TypeReader:
             return TupleType(tuple(self.read(item) for item in items))
         raise self._unsupported(node)
 
+    def read_if_known(self, node: ast.expr) -> AnnotatedType | None:
+        """`read`, or None for an annotation outside the grammar that cannot declare an NZ tensor
+        (`pl.Array[..]`, `pld.DistributedTensor[..]`, a bare `pl.Tensor` in a tuple, an unknown
+        scalar dtype such as `pl.TASK_ID`); a bare dtype `pl.FP32` is a scalar of that dtype."""
+        bare = dotted_name(node) or ""
+        if any(bare == f"{prefix}{dtype}" for prefix in _DTYPE_PREFIXES for dtype in ASCEND_DTYPES):
+            return ScalarType(self.dtype(node))
+        try:
+            return self.read(node)
+        except AdapterInputError:
+            if may_declare_nz(node):
+                raise
+            return None
+
     def tensors_in(self, node: ast.expr) -> list[TensorType]:
         """Every tensor type in an annotation, tuples flattened in order (section 5: return types)."""
         found = self.read(node)
@@ -179,6 +194,8 @@ class TypeReader:
         memory = self.memory(node)
         if memory is not None:
             return TileType(tile.shape, tile.dtype, memory, tile.valid_shape)
+        if isinstance(node, ast.Subscript):  # `pl.MemRef(..)[i % 2]`: one of a buffer's slots
+            node = node.value
         callee = dotted_name(node.func) if isinstance(node, ast.Call) else None
         if callee == "pl.MemRef":
             return tile
@@ -195,6 +212,19 @@ class TypeReader:
             "pl.Scalar[...], pl.Out[...], pl.InOut[...] or tuple[...]",
             node,
         )
+
+
+def may_declare_nz(node: ast.expr) -> bool:
+    """The annotation names the NZ layout, or gives a tensor a layout slot that is not a known one."""
+    for inner in ast.walk(node):
+        spelled = dotted_name(inner) if isinstance(inner, ast.Attribute) else None
+        if spelled is not None and spelled.rsplit(".", 1)[-1] == "NZ":
+            return True
+        if isinstance(inner, ast.Subscript) and dotted_name(inner.value) == "pl.Tensor":
+            slots = inner.slice.elts if isinstance(inner.slice, ast.Tuple) else []
+            if len(slots) >= 3 and dotted_name(slots[2]) not in _LAYOUTS:
+                return True
+    return False
 
 
 def is_unshaped(node: ast.expr) -> bool:
