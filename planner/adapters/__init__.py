@@ -54,9 +54,11 @@ def detect_adapter(filename: str, text: str) -> AdapterName:
 
 
 def plan_with(
-    adapter: AdapterName, text: str, *, filename: str, options: Mapping[str, Any]
+    adapter: AdapterName, text: str, *, filename: str, options: Mapping[str, Any], context: Any = None
 ) -> AdapterOutcome:
-    """Plan `text` with the named adapter (imported on first use)."""
+    """Plan `text` with the named adapter (imported on first use); `context` tells the PyPTO
+    adapter where a file's imported modules come from."""
     module = importlib.import_module(f"planner.adapters.{adapter}")
-    outcome: AdapterOutcome = module.plan_text(text, filename=filename, options=dict(options))
+    extra = {"context": context} if context is not None and adapter == "pypto" else {}
+    outcome: AdapterOutcome = module.plan_text(text, filename=filename, options=dict(options), **extra)
     return outcome

@@ -28,4 +28,9 @@ class AdapterOutcome:
 
 
 class AdapterInputError(InputError):
-    """The input is not IR this adapter reads; its code is a stable `adapter.<name>`."""
+    """The input is not IR this adapter reads; its code is a stable `adapter.<name>`.
+
+    `others`: the first problem of each further function of the same file that cannot be read,
+    so a user fixing the file sees the whole list at once."""
+
+    others: tuple[AdapterInputError, ...] = ()

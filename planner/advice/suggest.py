@@ -25,6 +25,7 @@ from planner.adapters.protocol import AdapterPlanRequest
 from planner.adapters.pypto import FunctionRequest, build_requests
 from planner.adapters.pypto.diagnostics import diagnostic_position
 from planner.adapters.pypto.driver import BYTE_ORDER_MARK
+from planner.adapters.pypto.kernel_constants import ResolveContext
 from planner.adapters.pypto.program import Program, parse_program
 from planner.adapters.pypto.splicing import Edit, apply_edits
 from planner.advice.nz_annotations import (
@@ -68,14 +69,19 @@ def suggest(request: AdapterPlanRequest) -> LayoutSuggestResponse:
 
 
 def suggest_text(
-    text: str, *, filename: str = "<input>", options: Mapping[str, str] | None = None
+    text: str,
+    *,
+    filename: str = "<input>",
+    options: Mapping[str, str] | None = None,
+    context: ResolveContext | None = None,
 ) -> Suggestion:
-    """Dry-run every candidate as `pl.NZ`; raises `AdapterInputError` for a file the adapter cannot read."""
+    """Dry-run every candidate as `pl.NZ`; raises `AdapterInputError` for a file the adapter cannot read.
+    `context`: where the file's imported modules come from (section 19)."""
     body = text.removeprefix(BYTE_ORDER_MARK)
-    build_requests(body, filename=filename, options=options)  # the file as written must read
-    program = parse_program(body, filename)
+    build_requests(body, filename=filename, options=options, context=context)  # the file must read
+    program = parse_program(body, filename, context)
     candidates = list(_candidates(program))
-    verdicts = [_dry_run(body, filename, options, candidate) for candidate in candidates]
+    verdicts = [_dry_run(body, filename, options, candidate, context) for candidate in candidates]
     edits = {
         edit
         for candidate, verdict in zip(candidates, verdicts, strict=True)
@@ -100,7 +106,11 @@ def _candidates(program: Program) -> Iterator[Candidate]:
 
 
 def _dry_run(
-    body: str, filename: str, options: Mapping[str, str] | None, candidate: Candidate
+    body: str,
+    filename: str,
+    options: Mapping[str, str] | None,
+    candidate: Candidate,
+    context: ResolveContext | None,
 ) -> SuggestedTensor:
     """Plan the functions the candidate and the callers forwarding to it are in, with just those NZ."""
     site = candidate.site
@@ -114,7 +124,8 @@ def _dry_run(
         located = {"line": candidate.blocked.position.line, "column": candidate.blocked.position.column}
         return SuggestedTensor(**where, **located, eligible=False, blocking=candidate.blocked.diagnostic)
     try:
-        requests = build_requests(apply_edits(body, candidate.edits), filename=filename, options=options)
+        annotated = apply_edits(body, candidate.edits)
+        requests = build_requests(annotated, filename=filename, options=options, context=context)
     except AdapterInputError as exc:  # the annotated file no longer reads: that is the blocker
         unreadable = Diagnostic(code=exc.code, message=exc.message, tensor=site.name)
         located = {"line": exc.line, "column": exc.column} if exc.line and exc.column else declared

@@ -97,4 +97,3 @@ def _targets_mat(call: ast.Call) -> bool:
     memory = next((k.value for k in call.keywords if k.arg == "target_memory"), None)
     name = dotted_name(memory) if memory is not None else None
     return name is not None and name.rsplit(".", 1)[-1] == _MAT
-

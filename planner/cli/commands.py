@@ -15,6 +15,7 @@ from planner.cli.io import (
     check_outputs,
     fail,
     fail_at,
+    input_error_json,
     input_name,
     limits,
     print_json,
@@ -22,6 +23,7 @@ from planner.cli.io import (
     watchdog,
     write,
 )
+from planner.cli.module_paths import resolve_context
 
 
 def cmd_call(args: argparse.Namespace) -> int:
@@ -99,8 +101,12 @@ def cmd_plan(args: argparse.Namespace) -> int:
     filename = input_name(args)
     try:
         adapter = args.adapter or detect_adapter(filename, text)
-        outcome = plan_with(adapter, text, filename=filename, options=adapter_options(args.option))
+        context = resolve_context(args, filename) if adapter == "pypto" else None
+        options = adapter_options(args.option)
+        outcome = plan_with(adapter, text, filename=filename, options=options, context=context)
     except AdapterInputError as exc:
+        if args.json:
+            print_json({"error": input_error_json(exc)})
         return fail_at(filename, exc)
     for line in outcome.diagnostics:
         sys.stderr.write(line + "\n")
@@ -108,6 +114,9 @@ def cmd_plan(args: argparse.Namespace) -> int:
         from planner.limits import pretty_json
 
         write(args.report, pretty_json(outcome.report), "--report")
+    if args.json:
+        print_json(outcome.report)
+        return EXIT_OK if outcome.ok else EXIT_REFUSED
     if not outcome.ok:
         return EXIT_REFUSED
     # Source is reported, not rewritten: its notes are the output.
@@ -130,7 +139,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
         if is_json_request(args.file, text):
             found = conflicts.Explained(args.file, (answer_request_file(text.encode("utf-8"), limits(args)),))
         else:
-            found = conflicts.explain_ir(args.file, text)
+            found = conflicts.explain_ir(args.file, text, resolve_context(args, args.file))
     if args.graph:
         from planner.explain import graph
 

@@ -111,9 +111,19 @@ def fail(error: RequestError, as_json: bool) -> int:
 
 def fail_at(filename: str, error: AdapterInputError) -> int:
     """An adapter's input error, compiler style, at the offending position."""
-    where = ":".join(str(part) for part in (filename, error.line, error.column) if part is not None)
-    sys.stderr.write(f"{where}: error: [{error.code}] {error.message}\n")
+    for each in (error, *error.others):
+        where = ":".join(str(part) for part in (filename, each.line, each.column) if part is not None)
+        sys.stderr.write(f"{where}: error: [{each.code}] {each.message}\n")
     return EXIT_BAD_REQUEST
+
+
+def input_error_json(error: AdapterInputError) -> dict[str, Any]:
+    """An adapter's input error as the `{"code", "message", "details"}` of a JSON error document."""
+    located = [
+        {"code": each.code, "message": each.message, "line": each.line, "column": each.column}
+        for each in (error, *error.others)
+    ]
+    return {"code": error.code, "message": error.message, "details": {"errors": located}}
 
 
 def bad_params(message: str) -> RequestError:

@@ -11,11 +11,13 @@ from planner.cli.io import (
     adapter_options,
     bad_params,
     fail_at,
+    input_error_json,
     input_name,
     print_json,
     read_text,
     write,
 )
+from planner.cli.module_paths import resolve_context
 
 
 def cmd_layout_show(args: argparse.Namespace) -> int:
@@ -81,8 +83,12 @@ def cmd_suggest(args: argparse.Namespace) -> int:
     try:
         if detect_adapter(filename, text) != "pypto":
             raise bad_params(f"{filename}: suggest reads PyPTO programs; NZ layout is a PyPTO feature")
-        found = suggest.suggest_text(text, filename=filename, options=adapter_options(args.option))
+        options = adapter_options(args.option)
+        context = resolve_context(args, filename)
+        found = suggest.suggest_text(text, filename=filename, options=options, context=context)
     except AdapterInputError as exc:
+        if args.json:
+            print_json({"error": input_error_json(exc)})
         return fail_at(filename, exc)
     if args.json:
         print_json(found.response.model_dump(mode="json"))

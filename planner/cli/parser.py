@@ -10,6 +10,7 @@ from typing import Any
 from planner import __version__
 from planner.cli import commands, layout_commands
 from planner.cli.io import Command
+from planner.cli.module_paths import add_module_options
 
 DESCRIPTION = "The `planner` command line: plan IR files, call protocol methods, serve, explain conflicts."
 
@@ -42,6 +43,8 @@ def _add_commands(sub: Any) -> None:
     plan.add_argument("--report", help="write the JSON planning report here")
     plan.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="adapter option")
     plan.add_argument("--adapter", choices=["pypto", "ttlang"], help="skip detection by extension/content")
+    plan.add_argument("--json", action="store_true", help="print the report (or the error) as JSON")
+    add_module_options(plan)
     plan.epilog = (
         "TT-Lang MLIR is planned in text-preserving mode: only the attribute dictionaries the plan "
         "sets are rewritten, so comments and layout stay. For canonical MLIR output (FileCheck, "
@@ -105,6 +108,7 @@ def _add_commands(sub: Any) -> None:
     explain.add_argument("file", help="MLIR, PyPTO program, or JSON request; - for stdin")
     explain.add_argument("--json", action="store_true", help="print the explanation as JSON")
     explain.add_argument("--graph", metavar="OUT.dot|OUT.png", help="draw the conflict graph")
+    add_module_options(explain)
     _add_limits(explain, with_sizes=False)
 
     reasons = _subcommand(
@@ -145,6 +149,7 @@ def _add_commands(sub: Any) -> None:
     suggest.add_argument("-o", "--output", metavar="OUT", help="with --apply: write here instead of in place")
     _add_max_bytes(suggest)
     suggest.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="adapter option")
+    add_module_options(suggest)
 
     batch = _subcommand(sub, "batch", commands.cmd_batch, "plan many files; one JSON line per input")
     batch.add_argument("paths", nargs="+", metavar="DIR|FILE", help="files, or directories to search")

@@ -61,10 +61,11 @@ def _report_subjects(method: str, report: JsonObject) -> tuple[Subject, ...]:
     )
 
 
-def explain_ir(source: str, text: str) -> Explained:
-    """Plan an IR file through its adapter and keep every function's answer."""
+def explain_ir(source: str, text: str, context: Any = None) -> Explained:
+    """Plan an IR file through its adapter and keep every function's answer (`context`: where a
+    PyPTO file's imports are read from)."""
     adapter = detect_adapter(source, text)
-    outcome = plan_with(adapter, text, filename=source, options={})
+    outcome = plan_with(adapter, text, filename=source, options={}, context=context)
     found = Explained(
         source, _report_subjects(METHOD_BY_ADAPTER[adapter], outcome.report), tuple(outcome.diagnostics)
     )

@@ -32,3 +32,6 @@ INVALID_REQUEST = "adapter.pypto.invalid_request"
 
 ND_ARGUMENT_FOR_NZ = "adapter.pypto.nd_argument_for_nz"
 """`planner suggest`: a call passes a kernel's would-be NZ parameter a value no annotation makes NZ."""
+
+UNREADABLE_IMPORT = "adapter.pypto.unreadable_import"
+"""A warning: a module the kernel file imports was found but cannot be read; its names stay symbolic."""

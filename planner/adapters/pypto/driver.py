@@ -15,10 +15,12 @@ from planner.adapters.outcome import AdapterInputError, AdapterOutcome
 from planner.adapters.pypto import codes
 from planner.adapters.pypto.apply import plan_edits
 from planner.adapters.pypto.diagnostics import render_diagnostic
+from planner.adapters.pypto.kernel_constants import ResolveContext
 from planner.adapters.pypto.model import FunctionModel, FunctionRequest
 from planner.adapters.pypto.program import Program, parse_program
 from planner.adapters.pypto.reader import read_function
-from planner.adapters.pypto.report import render_note, source_notes
+from planner.adapters.pypto.report import kernel_notes, render_note, source_notes
+from planner.adapters.pypto.resolver import ImportWarning
 from planner.adapters.pypto.splicing import apply_edits
 from planner.contract import RequestError
 from planner.layout import plan as layout_plan
@@ -46,10 +48,14 @@ BYTE_ORDER_MARK = "\ufeff"
 
 
 def build_requests(
-    text: str, *, filename: str = "<input>", options: Mapping[str, str] | None = None
+    text: str,
+    *,
+    filename: str = "<input>",
+    options: Mapping[str, str] | None = None,
+    context: ResolveContext | None = None,
 ) -> list[FunctionRequest]:
-    """The `layout.plan` request of every `@pl.function`, in program order, with source positions."""
-    _, models = _read(text.removeprefix(BYTE_ORDER_MARK), filename, options)
+    """The `layout.plan` request of every kernel, in file order, with source positions."""
+    _, models = _read(text.removeprefix(BYTE_ORDER_MARK), filename, options, context)
     return [model.planned for model in models]
 
 
@@ -59,15 +65,17 @@ def plan_text(
     filename: str = "<input>",
     options: Mapping[str, str] | None = None,
     planner: LayoutPlanner | None = None,
+    context: ResolveContext | None = None,
 ) -> AdapterOutcome:
     """Plan every function and apply the plans; a refusal returns the text unchanged.
 
     `options`: `target` = `a2a3` (default) | `a5`; `division` = `either` (default) | `floor` |
     `trunc`, how the compiler rounds `//` and `%` (section 7.3). `planner` replaces `planner.layout.plan`.
+    `context`: where a source file's imported modules come from and `--bind` values (section 19).
     Raises `AdapterInputError` for input that is not a readable PyPTO printed program.
     """
     body = text.removeprefix(BYTE_ORDER_MARK)  # editors may save one; positions count from after it
-    program, models = _read(body, filename, options)
+    program, models = _read(body, filename, options, context)
     plan = planner or layout_plan
     responses = [_plan_one(plan, model, program) for model in models]
     report: dict[str, Any] = {
@@ -81,7 +89,10 @@ def plan_text(
             for model, response in zip(models, responses, strict=True)
         ],
     }
-    diagnostics = [
+    if program.warnings:
+        report["warnings"] = [_warning_json(warning) for warning in program.warnings]
+    diagnostics = [_warning_line(warning) for warning in program.warnings]
+    diagnostics += [
         line
         for model, response in zip(models, responses, strict=True)
         for diagnostic in response.diagnostics
@@ -111,25 +122,54 @@ def _reported(
     """Section 18: source is reported, never rewritten; the notes are the plan."""
     notes: list[str] = []
     for model, response, entry in zip(models, responses, report["functions"], strict=True):
-        entry["notes"] = source_notes(model, response, program.source)
+        entry["notes"] = [
+            *kernel_notes(model, program.source),
+            *source_notes(model, response, program.source),
+        ]
+        resolved = model.function.constants
+        if resolved is not None and resolved.assumptions:
+            entry["assumptions"] = list(resolved.assumptions)
         notes.extend(render_note(filename, note) for note in entry["notes"])
     report["form"] = "source"
     ok = all(response.ok for response in responses)
     return AdapterOutcome(ok, text, diagnostics, report, notes if ok else None)
 
 
-def _read(text: str, filename: str, options: Mapping[str, str] | None) -> tuple[Program, list[FunctionModel]]:
+def _read(
+    text: str, filename: str, options: Mapping[str, str] | None, context: ResolveContext | None
+) -> tuple[Program, list[FunctionModel]]:
     settings = adapter_options(options or {})
     try:
-        program = parse_program(text, filename)
-        return program, [
-            read_function(program, function, settings.target, settings.division)
-            for function in program.functions
-        ]
+        program = parse_program(text, filename, context)
+        models: list[FunctionModel] = []
+        errors: list[AdapterInputError] = []
+        for function in program.functions:
+            try:
+                models.append(read_function(program, function, settings.target, settings.division))
+            except AdapterInputError as exc:
+                errors.append(exc)
+        if errors:
+            errors[0].others = tuple(errors[1:])
+            raise errors[0]
+        return program, models
     except RecursionError:
         raise AdapterInputError(
             codes.UNSUPPORTED_CONSTRUCT, "the program nests expressions or statements too deeply to read"
         ) from None
+
+
+def _warning_json(warning: ImportWarning) -> dict[str, Any]:
+    return {
+        "code": codes.UNREADABLE_IMPORT,
+        "file": warning.origin,
+        "line": warning.line,
+        "message": warning.message,
+    }
+
+
+def _warning_line(warning: ImportWarning) -> str:
+    where = f"{warning.origin}:{warning.line}" if warning.line is not None else warning.origin
+    return f"{where}: warning: [{codes.UNREADABLE_IMPORT}] {warning.message}; its names stay symbolic"
 
 
 def adapter_options(options: Mapping[str, str]) -> AdapterOptions:

@@ -125,7 +125,9 @@ class _ConstantScope:
         return Name(name if name in self._constants else f"?{name}")
 
     def opaque(self, node: ast.expr) -> Expr:
-        return Name("?")
+        """An attribute chain or subscript the resolver gave a value (section 19) is known too."""
+        spelled = ast.unparse(node) if isinstance(node, ast.Attribute | ast.Subscript) else None
+        return Name(spelled if spelled is not None and spelled in self._constants else "?")
 
 
 def constant_value(node: ast.expr, constants: Mapping[str, int]) -> int | None:
@@ -136,7 +138,7 @@ def constant_value(node: ast.expr, constants: Mapping[str, int]) -> int | None:
 def evaluate(expr: Expr, values: Mapping[str, int]) -> int | None:
     """The value of an expression over known constants, or None (unknown name, division by zero,
     or an intermediate outside the signed 64-bit index range, where folding would hide a wrap)."""
-    if not free_names(expr) <= values.keys():
+    if not all(name in values for name in free_names(expr)):
         return None
     return _evaluate(expr, values)
 

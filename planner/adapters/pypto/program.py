@@ -22,6 +22,7 @@ from pydantic import JsonValue
 from planner.adapters.outcome import AdapterInputError
 from planner.adapters.pypto import codes
 from planner.adapters.pypto.expressions import constant_value, dotted_name
+from planner.adapters.pypto.kernel_constants import FileConstants, KernelConstants, ResolveContext
 from planner.adapters.pypto.kernels import (
     FUNCTION_DECORATORS,
     JIT_DECORATORS,
@@ -29,6 +30,7 @@ from planner.adapters.pypto.kernels import (
     decorator_name,
     find_kernels,
 )
+from planner.adapters.pypto.resolver import ImportWarning
 from planner.adapters.pypto.splicing import LINE_BREAK, SourceText
 
 _HEADER = re.compile(r"#[ \t]*pypto\.program:[ \t]*([A-Za-z_][A-Za-z0-9_]*)[ \t]*")
@@ -55,6 +57,7 @@ class ProgramFunction:
     kernel: bool = False
     name: str = ""  # as notes and reports name it (`kernels`); the function's own name when empty
     scopes: tuple[ast.FunctionDef, ...] = ()  # enclosing function scopes, outermost first
+    constants: KernelConstants | None = None  # source: what it reads that resolves (section 19)
 
     @property
     def qualified(self) -> str:
@@ -69,17 +72,19 @@ class Program:
     functions: tuple[ProgramFunction, ...]
     identifiers: frozenset[str]  # every name spelled in the text: fresh names avoid them
     form: Form = "printed"
+    warnings: tuple[ImportWarning, ...] = ()  # imported modules that could not be read
 
 
-def parse_program(text: str, filename: str) -> Program:
-    """Parse (never execute) the text and find the program's parts, or raise `AdapterInputError`."""
+def parse_program(text: str, filename: str, context: ResolveContext | None = None) -> Program:
+    """Parse (never execute) the text and find the program's parts, or raise `AdapterInputError`.
+    `context` says where the modules a source file imports come from (none by default)."""
     source = SourceText(text)
     module = _parse_module(text, filename)
     header = next(filter(None, map(_HEADER.fullmatch, LINE_BREAK.split(text))), None)
     if not any(_is_pl_import(statement) for statement in module.body):
         raise _not_a_program("missing 'import pypto.language as pl'")
     if header is None:
-        return _source_program(source, module, filename)
+        return _source_program(source, module, filename, context or ResolveContext())
     for jit in _jit_functions(module):
         raise source.error(
             codes.UNSUPPORTED_CONSTRUCT,
@@ -99,13 +104,23 @@ def parse_program(text: str, filename: str) -> Program:
     return Program(program_class.name, source, _constants(module), functions, _identifiers(text))
 
 
-def _source_program(source: SourceText, module: ast.Module, filename: str) -> Program:
-    """Section 18: every kernel of the file, wherever it is defined (`kernels`), in file order."""
-    functions = [_source_function(source, kernel) for kernel in find_kernels(module)]
-    if not functions:
+def _source_program(
+    source: SourceText, module: ast.Module, filename: str, context: ResolveContext
+) -> Program:
+    """Section 18: every kernel of the file, wherever it is defined (`kernels`), in file order,
+    with the constants it reads (section 19)."""
+    kernels = find_kernels(module)
+    if not kernels:
         raise _not_a_program("no @pl.jit function, no @pl.program class and no '# pypto.program:' header")
+    resolved = FileConstants(module, source.text, filename, context)
+    functions = tuple(
+        replace(_source_function(source, kernel), constants=resolved.of(kernel.node, kernel.scopes))
+        for kernel in kernels
+    )
     name = PurePath(filename).stem if filename != "<input>" else "<input>"
-    return Program(name, source, _constants(module), tuple(functions), _identifiers(source.text), "source")
+    identifiers = _identifiers(source.text)
+    warnings = tuple(resolved.warnings)
+    return Program(name, source, _constants(module), functions, identifiers, "source", warnings)
 
 
 def _source_function(source: SourceText, kernel: FoundKernel) -> ProgramFunction:

@@ -43,6 +43,21 @@ def source_notes(
     return sorted(notes, key=lambda note: (note["line"], note["column"]))  # stable: ties keep the order above
 
 
+def kernel_notes(model: FunctionModel, source: SourceText) -> list[dict[str, Any]]:
+    """A kernel not at module level is named as Python qualifies it; a plan that holds only for the
+    builder parameters' defaults or `--bind` values says so (section 19)."""
+    function = model.function
+    resolved = function.constants
+    assumptions = resolved.assumptions if resolved is not None else ()
+    if function.qualified == function.node.name and not assumptions:
+        return []
+    message = f"kernel {function.qualified!r}"
+    if assumptions:
+        message += f" planned for {', '.join(assumptions)}"
+    position = source.position(function.node)
+    return [_located(position, "kernel", message, kernel=function.qualified, assumptions=list(assumptions))]
+
+
 def render_note(filename: str, note: dict[str, Any]) -> str:
     return f"{filename}:{note['line']}:{note['column']}: note: {note['message']}"
 

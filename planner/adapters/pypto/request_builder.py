@@ -46,7 +46,8 @@ class FunctionState(ABC):
         self._names = NameTable(program.identifiers)
         self._types = TypeReader(program.source, self._expr)
         self._values: dict[str, Value] = {}
-        self._constants = dict(program.constants)  # constants not shadowed by a local name
+        resolved = function.constants
+        self._constants = dict(program.constants if resolved is None else resolved.values)  # not shadowed
         self._assigned: list[set[str]] = [set()]
         self._out = Collected()
         self._op_results: set[str] = set()  # tensors an op defines (slice results)
@@ -96,7 +97,9 @@ class FunctionState(ABC):
 
     def _assign(self, name: str, value: Value) -> None:
         self._values[name] = value
-        self._constants.pop(name, None)
+        if name in self._constants or self._function.constants is not None:
+            for key in [key for key in self._constants if _roots(key, name)]:
+                del self._constants[key]
         self._assigned[-1].add(name)
 
     def _bind_scalar(
@@ -165,6 +168,10 @@ class FunctionState(ABC):
     def opaque(self, node: ast.expr) -> Expr:
         callee = callee_of(node)
         spelling = self._source.segment(node)
+        if isinstance(node, ast.Attribute | ast.Subscript) and ast.unparse(node) in self._constants:
+            name = self._names.fresh("const", spelling)
+            self._out.bindings.append(AssignBinding(name=name, expr=self._constants[ast.unparse(node)]))
+            return Name(name)
         if callee in BLOCK_QUERIES:
             name = self._names.fresh(BLOCK_QUERIES[callee], spelling)
             kind = BlockIdxBinding if BLOCK_QUERIES[callee] == "block_idx" else BlockNumBinding
@@ -178,3 +185,8 @@ class FunctionState(ABC):
         name = self._names.fresh("opaque", spelling)
         self._out.bindings.append(ParamBinding(name=name))
         return Name(name)
+
+
+def _roots(key: str, name: str) -> bool:
+    """`key` spells `name` or an attribute or item of it (`M`, `M.hidden_size`, `M[0]`)."""
+    return key == name or (key.startswith(name) and key[len(name)] in ".[")

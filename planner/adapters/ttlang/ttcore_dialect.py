@@ -201,6 +201,4 @@ class DeviceModuleOp(IRDLOperation):
     assembly_format = "attr-dict-with-keyword $body"
 
 
-TTCore = Dialect(
-    "ttcore", [DeviceOp, DeviceModuleOp], [TileType, ArchAttr, SystemDescAttr, DeviceAttr]
-)
+TTCore = Dialect("ttcore", [DeviceOp, DeviceModuleOp], [TileType, ArchAttr, SystemDescAttr, DeviceAttr])

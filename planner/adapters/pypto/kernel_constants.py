@@ -1,0 +1,89 @@
+"""The constants one kernel reads: every name, attribute chain and subscript in its text that the
+resolver gives a certain int (docs/design/nz-layout.md section 19).
+
+Each is keyed by its spelling (`HIDDEN`, `M.hidden_size`, `SHAPES[1]`), so the reader folds it
+wherever that spelling occurs; a name the kernel binds itself shadows every key it roots.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from planner.adapters.pypto.module_finder import ModuleSource, ModuleText
+from planner.adapters.pypto.resolver import ImportWarning, Resolver, Scope
+
+
+@dataclass(frozen=True)
+class KernelConstants:
+    values: dict[str, int] = field(default_factory=dict)
+    origins: dict[str, str] = field(default_factory=dict)  # spelling -> the imported path it was read from
+    assumptions: tuple[str, ...] = ()  # `build_x(batch=16)`, one per builder whose parameters it assumes
+
+
+@dataclass(frozen=True)
+class ResolveContext:
+    """Where imported modules come from and which builder parameters `--bind` sets."""
+
+    source: ModuleSource | None = None
+    module: str = ""  # the kernel file's dotted module name ("" when unknown)
+    package: str = ""  # where its relative imports start
+    binds: Mapping[str, str] = field(default_factory=dict)
+
+
+class FileConstants:
+    """The resolver of one kernel file, shared by its kernels."""
+
+    def __init__(self, tree: ast.Module, text: str, filename: str, context: ResolveContext) -> None:
+        module = ModuleText(context.module, context.package, filename, text)
+        self._resolver = Resolver(tree, module, context.source, context.binds)
+
+    @property
+    def warnings(self) -> list[ImportWarning]:
+        return self._resolver.warnings
+
+    def of(self, node: ast.FunctionDef, scopes: tuple[ast.FunctionDef, ...]) -> KernelConstants:
+        scope: Scope = self._resolver.main.scope
+        for function in scopes:
+            scope = self._resolver.function_scope(function, scope)
+        found = KernelConstants()
+        assumed: dict[str, dict[str, str]] = {}
+        for spelling, expression in _read_terms(node).items():
+            resolved = self._resolver.resolve(expression, scope)
+            if resolved is None:
+                continue
+            found.values[spelling] = resolved.value
+            if resolved.origin is not None:
+                found.origins[spelling] = resolved.origin
+            for builder, parameter, value in sorted(resolved.assumptions):
+                assumed.setdefault(builder, {})[parameter] = value
+        calls = tuple(
+            f"{builder}({', '.join(f'{name}={value}' for name, value in sorted(parameters.items()))})"
+            for builder, parameters in sorted(assumed.items())
+        )
+        return KernelConstants(found.values, found.origins, calls)
+
+
+def _read_terms(node: ast.FunctionDef) -> dict[str, ast.expr]:
+    """Names, attribute chains and subscripts the kernel reads, by spelling, outermost first."""
+    terms: dict[str, ast.expr] = {}
+    parts: list[ast.AST] = [*node.args.defaults, *node.body]
+    arguments = [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]
+    parts += [argument.annotation for argument in arguments if argument.annotation is not None]
+    if node.returns is not None:
+        parts.append(node.returns)
+    for part in parts:
+        for inner in ast.walk(part):
+            if isinstance(inner, ast.Name) and isinstance(inner.ctx, ast.Load):
+                terms.setdefault(inner.id, inner)
+            elif isinstance(inner, ast.Attribute | ast.Subscript) and _rooted(inner):
+                terms.setdefault(ast.unparse(inner), inner)
+    return terms
+
+
+def _rooted(node: ast.expr) -> bool:
+    """An attribute or subscript chain on a name, with no call in it."""
+    while isinstance(node, ast.Attribute | ast.Subscript):
+        node = node.value
+    return isinstance(node, ast.Name)

@@ -1,0 +1,52 @@
+"""`--path DIR` and `--bind NAME=VALUE`: where a PyPTO file's imports are read from, and which
+builder parameters a plan assumes (docs/design/nz-layout.md section 19)."""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import os
+from pathlib import Path
+
+from planner.adapters.pypto.kernel_constants import ResolveContext
+from planner.adapters.pypto.module_finder import FileModules, kernel_package, search_roots
+from planner.cli.io import bad_params
+
+
+def add_module_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--path", action="append", default=[], metavar="DIR", help="also read imported modules from DIR"
+    )
+    parser.add_argument(
+        "--bind", action="append", default=[], metavar="NAME=VALUE", help="plan for this builder parameter"
+    )
+
+
+def resolve_context(args: argparse.Namespace, filename: str) -> ResolveContext:
+    """The file system search of a kernel file at `filename` (`-`: stdin, from the working directory)."""
+    kernel = Path(filename) if filename not in ("-", "<stdin>", "<input>") else None
+    roots = search_roots(kernel, getattr(args, "path", []), os.environ)
+    if kernel is None:
+        roots.insert(0, Path.cwd())
+    package = kernel_package(kernel)
+    module = ".".join(part for part in (package, kernel.stem if kernel else "") if part)
+    source = FileModules(roots, args.max_bytes)
+    return ResolveContext(source, module, package, bind_values(getattr(args, "bind", [])))
+
+
+def bind_values(pairs: list[str]) -> dict[str, str]:
+    binds: dict[str, str] = {}
+    for pair in pairs:
+        name, sep, value = pair.partition("=")
+        if not sep or not name.isidentifier() or not _is_expression(value):
+            raise bad_params(f"--bind expects NAME=VALUE with VALUE a Python literal, got {pair[:200]!r}")
+        binds[name] = value
+    return binds
+
+
+def _is_expression(text: str) -> bool:
+    try:
+        ast.parse(text, mode="eval")
+    except SyntaxError:
+        return False
+    return True
