@@ -2,20 +2,32 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from planner.adapters import AdapterName, plan_with
-from planner.adapters.protocol import AdapterPlanRequest, AdapterPlanResponse
+from planner.adapters.protocol import AdapterPlanRequest, AdapterPlanResponse, PyptoPlanRequest
 
 
-def _plan(adapter: AdapterName, request: AdapterPlanRequest) -> AdapterPlanResponse:
-    outcome = plan_with(adapter, request.text, filename=request.filename, options=dict(request.options))
+def _plan(adapter: AdapterName, request: AdapterPlanRequest, context: Any = None) -> AdapterPlanResponse:
+    options = dict(request.options)
+    outcome = plan_with(adapter, request.text, filename=request.filename, options=options, context=context)
     return AdapterPlanResponse(
         ok=outcome.ok, text=outcome.text, diagnostics=outcome.diagnostics, report=outcome.report
     )
 
 
-def plan_pypto(request: AdapterPlanRequest) -> AdapterPlanResponse:
-    """`pypto.plan`: plan a PyPTO printed program."""
-    return _plan("pypto", request)
+def plan_pypto(request: PyptoPlanRequest) -> AdapterPlanResponse:
+    """`pypto.plan`: plan a PyPTO program or source file, its imports given as text."""
+    return _plan("pypto", request, given_modules(request))
+
+
+def given_modules(request: AdapterPlanRequest) -> Any:
+    """The resolve context of a request: only the modules it carries, never a file."""
+    from planner.adapters.pypto.kernel_constants import ResolveContext
+    from planner.adapters.pypto.module_finder import GivenModules
+
+    modules = request.modules if isinstance(request, PyptoPlanRequest) else {}
+    return ResolveContext(GivenModules(modules))
 
 
 def plan_ttlang(request: AdapterPlanRequest) -> AdapterPlanResponse:

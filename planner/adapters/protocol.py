@@ -18,6 +18,16 @@ class AdapterPlanRequest(ContractModel):
     options: dict[str, str] = Field(default_factory=dict)  # adapter options, e.g. {"target": "a5"}
 
 
+class PyptoPlanRequest(AdapterPlanRequest):
+    """`pypto.plan` and `layout.suggest`: a PyPTO file, and the text of the modules it imports by
+    dotted name (the service reads no file a client names; docs/design/nz-layout.md section 19)."""
+
+    modules: Annotated[
+        dict[Annotated[str, Field(max_length=1024)], Annotated[str, Field(max_length=16 * 1024 * 1024)]],
+        Field(max_length=256),
+    ] = Field(default_factory=dict)
+
+
 class AdapterPlanResponse(ContractModel):
     """The planned IR (or the input unchanged), compiler-style diagnostics and the per-function report."""
 

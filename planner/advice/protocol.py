@@ -30,6 +30,9 @@ class SuggestedTensor(ContractModel):
     bytes_not_converted_total: int | None = 0
     blocking: Diagnostic | None = None  # the first refusal of the dry run
     warnings: list[Diagnostic] = Field(default_factory=list)  # what the annotated plan warns of
+    extents: list[str] = Field(
+        default_factory=list
+    )  # `D = config.FLASH.hidden_size = 4096`: imported extents
 
 
 class LayoutSuggestResponse(ContractModel):

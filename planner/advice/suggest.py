@@ -16,17 +16,19 @@ else; an annotated weight is no longer ND, so a second run changes nothing.
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from math import prod
 
+from planner.adapters.api import given_modules
 from planner.adapters.outcome import AdapterInputError
 from planner.adapters.protocol import AdapterPlanRequest
 from planner.adapters.pypto import FunctionRequest, build_requests
 from planner.adapters.pypto.diagnostics import diagnostic_position
 from planner.adapters.pypto.driver import BYTE_ORDER_MARK
 from planner.adapters.pypto.kernel_constants import ResolveContext
-from planner.adapters.pypto.program import Program, parse_program
+from planner.adapters.pypto.program import Program, ProgramFunction, parse_program
 from planner.adapters.pypto.splicing import Edit, apply_edits
 from planner.advice.nz_annotations import (
     Blocked,
@@ -49,6 +51,7 @@ class Candidate:
     function: str
     callers: tuple[tuple[ParameterSite, str], ...]  # each caller's parameter and its function's name
     blocked: Blocked | None  # a call passing a value no annotation can make NZ
+    extents: tuple[str, ...] = ()  # where each imported extent of its shape came from
 
     @property
     def edits(self) -> list[Edit]:
@@ -64,8 +67,11 @@ class Suggestion:
 
 
 def suggest(request: AdapterPlanRequest) -> LayoutSuggestResponse:
-    """`layout.suggest`: a verdict for every candidate weight of a PyPTO file."""
-    return suggest_text(request.text, filename=request.filename, options=request.options).response
+    """`layout.suggest`: a verdict for every candidate weight of a PyPTO file, its imports given as text."""
+    found = suggest_text(
+        request.text, filename=request.filename, options=request.options, context=given_modules(request)
+    )
+    return found.response
 
 
 def suggest_text(
@@ -102,7 +108,27 @@ def _candidates(program: Program) -> Iterator[Candidate]:
                 named = tuple(
                     (caller, program.functions[caller.function_index].qualified) for caller in callers
                 )
-                yield Candidate(site, function.qualified, named, blocked)
+                yield Candidate(site, function.qualified, named, blocked, _imported_extents(function, name))
+
+
+def _imported_extents(function: ProgramFunction, parameter: str) -> tuple[str, ...]:
+    """`D = config.FLASH.hidden_size = 4096` for each extent of the parameter's annotation read
+    through an import (section 19)."""
+    resolved = function.constants
+    node = function.node.args
+    annotation = next(
+        (a.annotation for a in [*node.posonlyargs, *node.args, *node.kwonlyargs] if a.arg == parameter), None
+    )
+    if resolved is None or annotation is None:
+        return ()
+    spelled = [
+        ast.unparse(inner) for inner in ast.walk(annotation) if isinstance(inner, ast.Name | ast.Attribute)
+    ]
+    return tuple(
+        f"{key} = {resolved.origins[key]} = {resolved.values[key]}"
+        for key in dict.fromkeys(spelled)
+        if key in resolved.origins and key in resolved.values
+    )
 
 
 def _dry_run(
@@ -118,6 +144,7 @@ def _dry_run(
         "name": site.name,
         "function": candidate.function,
         "also_annotated": [f"{caller.name} in {function}" for caller, function in candidate.callers],
+        "extents": list(candidate.extents),
     }
     declared = {"line": site.position.line, "column": site.position.column}
     if candidate.blocked is not None:
@@ -187,6 +214,8 @@ def render(filename: str, response: LayoutSuggestResponse) -> str:
     lines = []
     for tensor in response.tensors:
         where = f"{filename}:{tensor.line}:{tensor.column}: {tensor.name} in {tensor.function}"
+        if tensor.extents:
+            where += f" ({', '.join(tensor.extents)})"
         if tensor.eligible:
             count = len(tensor.loads)
             sizes = ", ".join(

@@ -17,6 +17,8 @@ from typing import Any
 
 from planner import extras
 from planner.adapters import detect_adapter, plan_with
+from planner.adapters.pypto.program import imports_pypto
+from planner.cli.module_paths import file_context
 from planner.cli.request_files import answer_request_file
 from planner.explain.conflicts import diagnostic_lines
 from planner.inputs import read_input, read_text
@@ -24,6 +26,7 @@ from planner.limits import Limits, dump_json
 from planner.request_codes import to_request_error
 
 INPUT_SUFFIXES = frozenset({".py", ".mlir", ".json"})
+SKIPPED = "skipped"  # the `kind` of a .py file that is not PyPTO
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,9 +58,13 @@ def _plan_json(path: str, data: bytes, limits: Limits) -> FileResult:
     return FileResult(path, 1, subject.method, diagnostic_lines(path, subject))
 
 
-def _plan_ir(path: str, text: str) -> FileResult:
+def _plan_ir(path: str, text: str, max_bytes: int) -> FileResult:
+    """A `.py` file that imports no PyPTO (a model's `config.py`) is skipped, not an error."""
     adapter = detect_adapter(path, text)
-    outcome = plan_with(adapter, text, filename=path, options={})
+    if adapter == "pypto" and path.endswith(".py") and not imports_pypto(text):
+        return FileResult(path, 0, SKIPPED)
+    context = file_context(path, [], {}, max_bytes) if adapter == "pypto" else None
+    outcome = plan_with(adapter, text, filename=path, options={}, context=context)
     return FileResult(path, 0 if outcome.ok else 1, adapter, list(outcome.diagnostics))
 
 
@@ -66,7 +73,7 @@ def plan_file(path: str, limits: Limits) -> FileResult:
     try:
         if path.endswith(".json"):
             return _plan_json(path, read_input(path, limits.max_bytes), limits)
-        return _plan_ir(path, read_text(path, limits.max_bytes))
+        return _plan_ir(path, read_text(path, limits.max_bytes), limits.max_bytes)
     except Exception as exc:
         return FileResult(path, 2, error=to_request_error(exc).to_json())
 

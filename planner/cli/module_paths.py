@@ -7,10 +7,12 @@ import argparse
 import ast
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from planner.adapters.pypto.kernel_constants import ResolveContext
-from planner.adapters.pypto.module_finder import FileModules, kernel_package, search_roots
 from planner.cli.io import bad_params
+
+if TYPE_CHECKING:
+    from planner.adapters.pypto.kernel_constants import ResolveContext
 
 
 def add_module_options(parser: argparse.ArgumentParser) -> None:
@@ -23,15 +25,23 @@ def add_module_options(parser: argparse.ArgumentParser) -> None:
 
 
 def resolve_context(args: argparse.Namespace, filename: str) -> ResolveContext:
-    """The file system search of a kernel file at `filename` (`-`: stdin, from the working directory)."""
+    """The file system search of the kernel file a command reads, with its `--path` and `--bind`."""
+    binds = bind_values(getattr(args, "bind", []))
+    return file_context(filename, getattr(args, "path", []), binds, args.max_bytes)
+
+
+def file_context(filename: str, paths: list[str], binds: dict[str, str], max_bytes: int) -> ResolveContext:
+    """The file system search of a kernel file at `filename` (stdin: from the working directory)."""
+    from planner.adapters.pypto.kernel_constants import ResolveContext
+    from planner.adapters.pypto.module_finder import FileModules, kernel_package, search_roots
+
     kernel = Path(filename) if filename not in ("-", "<stdin>", "<input>") else None
-    roots = search_roots(kernel, getattr(args, "path", []), os.environ)
+    roots = search_roots(kernel, paths, os.environ)
     if kernel is None:
         roots.insert(0, Path.cwd())
     package = kernel_package(kernel)
     module = ".".join(part for part in (package, kernel.stem if kernel else "") if part)
-    source = FileModules(roots, args.max_bytes)
-    return ResolveContext(source, module, package, bind_values(getattr(args, "bind", [])))
+    return ResolveContext(FileModules(roots, max_bytes), module, package, binds)
 
 
 def bind_values(pairs: list[str]) -> dict[str, str]:

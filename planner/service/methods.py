@@ -73,7 +73,7 @@ METHODS: dict[str, Method] = {
         ),
         Method(
             "pypto.plan",
-            f"{_ADAPTERS}:AdapterPlanRequest",
+            f"{_ADAPTERS}:PyptoPlanRequest",
             "planner.adapters.api:plan_pypto",
             f"{_ADAPTERS}:AdapterPlanResponse",
             _is_ok,
@@ -87,7 +87,7 @@ METHODS: dict[str, Method] = {
         ),
         Method(
             "layout.suggest",
-            f"{_ADAPTERS}:AdapterPlanRequest",
+            f"{_ADAPTERS}:PyptoPlanRequest",
             "planner.advice.suggest:suggest",
             "planner.advice.protocol:LayoutSuggestResponse",
             _always,

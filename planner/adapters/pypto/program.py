@@ -264,3 +264,23 @@ def _simple_assignment(statement: ast.stmt) -> tuple[str | None, ast.expr | None
 def _identifiers(text: str) -> frozenset[str]:
     """Every identifier-like word of the text (a superset of its names: comments and strings count)."""
     return frozenset(_WORD.findall(text))
+
+
+def imports_pypto(text: str) -> bool:
+    """The text imports some `pypto` module (or is not Python at all: the reader says so then)."""
+    try:
+        module = _parse_module(text.removeprefix("\ufeff"), "<input>")
+    except AdapterInputError:
+        return True
+    return any(
+        (
+            isinstance(node, ast.Import)
+            and any(alias.name.partition(".")[0] == "pypto" for alias in node.names)
+        )
+        or (
+            isinstance(node, ast.ImportFrom)
+            and not node.level
+            and (node.module or "").partition(".")[0] == "pypto"
+        )
+        for node in ast.walk(module)
+    )
