@@ -30,7 +30,7 @@ from planner.adapters.pypto.model import (
 )
 from planner.adapters.pypto.program import STAMP, Program, ProgramFunction
 from planner.adapters.pypto.types import ScalarType, TensorType, TileType, TypeReader
-from planner.layout.protocol import LayoutOp, TensorSpec
+from planner.layout.protocol import LayoutOp, OtherOp, TensorSpec
 from planner.proofs.expr import Const, Expr, Name, to_json_value
 from planner.proofs.protocol import AssignBinding, Binding, BlockIdxBinding, BlockNumBinding, ParamBinding
 
@@ -158,6 +158,9 @@ class FunctionState(ABC):
             self._out.bindings.append(AssignBinding(name=request_name, expr=self._constants[name]))
             self._values[name] = ScalarValue(request_name)
             return Name(request_name)
+        if isinstance(value, TensorValue) and value.is_nz and self._program.form == "source":
+            op = OtherOp(id=f"arithmetic{len(self._out.ops)}", op="arithmetic", args=[value.name])
+            self._add_op(op, self._statement_expression(), {})  # elementwise arithmetic reads it
         if isinstance(value, TensorValue | TileValue):
             return self._fresh_param(name)
         request_name = self._names.claim(name)
@@ -180,6 +183,16 @@ class FunctionState(ABC):
         self._value(node)
         atomic = isinstance(node, ast.Name | ast.Call | ast.Attribute | ast.Subscript)
         return self._fresh_param(spelling if atomic else f"({spelling})")
+
+    def _statement_expression(self) -> ast.expr:
+        """The statement being read, as the expression a diagnostic points at."""
+        statement = self._statement
+        value = getattr(statement, "value", None)
+        return (
+            value
+            if isinstance(value, ast.expr)
+            else ast.Constant(None, lineno=statement.lineno, col_offset=statement.col_offset)
+        )
 
     def _fresh_param(self, spelling: str) -> Expr:
         name = self._names.fresh("opaque", spelling)
