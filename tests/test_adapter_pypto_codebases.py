@@ -63,7 +63,8 @@ TOP_LEVEL = (
 )
 
 BUILDER = (
-    "import pypto.language as pl\n\nfrom config import FLASH as M\n\nD = M.hidden_size\nN = M.nope_head_dim\n\n\n"
+    "import pypto.language as pl\n\nfrom config import FLASH as M\n\n"
+    "D = M.hidden_size\nN = M.nope_head_dim\n\n\n"
     "def build_decode_program(batch=16):\n    K_TILE = M.k_tile\n\n    @pl.program\n    class Decode:\n"
     + textwrap.indent(LAYER, "        ")
     + "\n    return Decode\n"
@@ -201,15 +202,16 @@ CONSTRUCTS = textwrap.dedent(
             out: pl.Out[pl.Tensor[[64, 256], pl.FP32]],
         ) -> pl.Tensor:
             with pl.manual_scope():
-                with pl.cluster():
-                    with pl.spmd(4) as tid:
-                        with pl.at(level=pl.Level.CORE_GROUP) as group:
-                            acc: pl.Tile[[64, 256], pl.FP32, pl.MemRef("l0c", slots=2)[tid % 2], pl.Mem.Acc] = (
-                                pl.matmul(x[:, 0:K_TILE], w[:, 0:K_TILE], b_trans=True)
-                            )
-                            for aiv in pl.split_aiv(2, mode=pl.SplitMode.UpDown):
-                                pass
-                            out[:, :] = acc
+                pass
+            with pl.cluster():
+                with pl.spmd(4) as tid:
+                    with pl.at(level=pl.Level.CORE_GROUP) as group:
+                        acc: pl.Tile[[64, 256], pl.FP32, pl.MemRef("l0c", slots=2)[tid % 2], pl.Mem.Acc] = (
+                            pl.matmul(x[:, 0:K_TILE], w[:, 0:K_TILE], b_trans=True)
+                        )
+                        for aiv in pl.split_aiv(2, mode=pl.SplitMode.UpDown):
+                            pass
+                        out[:, :] = acc
             return out
     """
 )
@@ -311,7 +313,8 @@ def test_a_package_relative_import_and_a_module_alias_resolve(tmp_path: Path) ->
     (tmp_path / "model_cfg.py").write_text("ROWS = 256\n")
     (package / "kernel.py").write_text(
         "import pypto.language as pl\nimport model_cfg as C\nfrom .shapes import HIDDEN, K_TILE\n\n\n"
-        "@pl.jit.incore\ndef k(x: pl.Tensor[[64, HIDDEN], pl.FP16], w: pl.Tensor[[C.ROWS, HIDDEN], pl.FP16, pl.NZ],"
+        "@pl.jit.incore\ndef k(x: pl.Tensor[[64, HIDDEN], pl.FP16],"
+        " w: pl.Tensor[[C.ROWS, HIDDEN], pl.FP16, pl.NZ],"
         " out: pl.Out[pl.Tensor[[64, 256], pl.FP32]]):\n"
         "    out[:, :] = pl.matmul(x[:, 0:K_TILE], w[:, 0:K_TILE], b_trans=True)\n    return out\n"
     )
