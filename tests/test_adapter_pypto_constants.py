@@ -41,11 +41,10 @@ class Term:
 
 
 def terms(names: list[str]) -> st.SearchStrategy[Term]:
-    leaves = st.one_of(
-        st.integers(-300, 300).map(lambda value: Term(f"({value})", False)),
-        st.sampled_from(OPAQUE).map(lambda text: Term(text, True)),
-        *([st.sampled_from(names).map(lambda name: Term(name, False))] if names else []),
-    )
+    literal = st.integers(-300, 300).map(lambda value: Term(f"({value})", False))
+    named = [st.sampled_from(names).map(lambda name: Term(name, False))] * 2 if names else []
+    opaque = st.sampled_from(OPAQUE).map(lambda text: Term(text, True))
+    leaves = st.one_of(literal, literal, literal, *named, opaque)  # mostly readable, now and then opaque
 
     def combine(children: st.SearchStrategy[Term]) -> st.SearchStrategy[Term]:
         pair = st.tuples(children, children)
