@@ -26,6 +26,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 from xdsl.parser import Parser
@@ -304,12 +305,83 @@ def bench_ttlang_mixed(ops: int, repeats: int) -> None:
     report(f"TT-Lang module, {ops} ops, half data movement, {len(text)} characters", stages, repeats)
 
 
+MODEL_CONFIG = """\
+from dataclasses import dataclass
+from functools import partial
+
+
+@dataclass(frozen=True)
+class LayerConfig:
+    hidden_size: int
+    head_dim: int = 512
+    rope_head_dim: int = 64
+
+    @property
+    def nope_head_dim(self) -> int:
+        return self.head_dim - self.rope_head_dim
+
+
+FLASH = LayerConfig(hidden_size=4096)
+"""
+MODEL_FILE_TARGET_SECONDS = 0.020
+
+
+def generated_builder(index: int) -> str:
+    """One builder file of a model library: its extents come from the shared `config` module."""
+    tile = (64, 128, 256)[index % 3]
+    return (
+        "import pypto.language as pl\n\nfrom config import FLASH as M\n\n"
+        "D = M.hidden_size\nN = M.nope_head_dim\n\n\n"
+        f"def build_layer_{index}(batch=16):\n    K_TILE = {tile}\n\n"
+        "    @pl.program\n    class Layer:\n        @pl.function(type=pl.FunctionType.InCore)\n"
+        "        def project(self, x: pl.Tensor[[batch, D], pl.BF16], w: pl.Tensor[[N, D], pl.BF16, pl.NZ],"
+        " out: pl.Out[pl.Tensor[[batch, N], pl.FP32]]):\n"
+        "            for k0 in pl.range(0, D, K_TILE):\n"
+        "                acc = pl.matmul(x[:, k0 : k0 + K_TILE], w[:, k0 : k0 + K_TILE], b_trans=True)\n"
+        "                out[:, :] = acc\n            return out\n\n    return Layer\n"
+    )
+
+
+def bench_model_library(files: int) -> None:
+    """A generated tree of builder files importing one config module, planned in process like
+    `planner batch` plans each file: median CPU time per file after one warm-up pass."""
+    from planner.adapters.pypto.kernel_constants import ResolveContext
+    from planner.adapters.pypto.module_finder import FileModules, search_roots
+
+    with tempfile.TemporaryDirectory() as directory:
+        root = Path(directory)
+        (root / "config.py").write_text(MODEL_CONFIG)
+        paths = []
+        for index in range(files):
+            path = root / f"layer_{index}.py"
+            path.write_text(generated_builder(index))
+            paths.append(path)
+
+        def plan_one(path: Path) -> None:
+            context = ResolveContext(FileModules(search_roots(path, [], {}), 1 << 22))
+            outcome = pypto.plan_text(path.read_text(), filename=str(path), context=context)
+            assert outcome.ok, outcome.diagnostics
+
+        for path in paths:
+            plan_one(path)
+        cpu = sorted(measure(partial(plan_one, path), 1).cpu[0] for path in paths)
+    median = statistics.median(cpu)
+    verdict = "met" if median <= MODEL_FILE_TARGET_SECONDS else "MISSED"
+    print(f"PyPTO model library, {files} builder files importing one config module")
+    print(
+        f"  per file CPU median {median * 1e3:.1f} ms, p99 {cpu[round(0.99 * (len(cpu) - 1))] * 1e3:.1f} ms"
+    )
+    print(f"  target per file median <= {MODEL_FILE_TARGET_SECONDS * 1e3:.0f} ms: {verdict}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--loads", type=int, default=1000, help="NZ loads in each PyPTO input")
     parser.add_argument("--ops", type=int, default=1000, help="tile ops in the TT-Lang module")
     parser.add_argument("--repeats", type=int, default=15)
+    parser.add_argument("--model-files", type=int, default=200, help="builder files in the model library")
     args = parser.parse_args()
+    bench_model_library(args.model_files)
     bench_pypto(args.loads, args.repeats)
     bench_pypto_source(args.loads, args.repeats)
     bench_ttlang(args.ops, args.repeats)

@@ -70,6 +70,9 @@ done
 heading "Which ND weights may become pl.NZ"
 run suggest pypto/suggest_weights.py
 
+heading "A model library: a builder file and its config module"
+run suggest pypto/model_lib/decode_layers.py
+
 heading "Where the elements of an NZ tensor land"
 run layout show "[64, 64] FP16"
 
