@@ -19,26 +19,8 @@ from planner.service.methods import invoke
 
 PLANNER = str(Path(sys.executable).with_name("planner"))
 
-CONFIG = textwrap.dedent(
-    """\
-    from dataclasses import dataclass
-
-
-    @dataclass(frozen=True)
-    class DecodeConfig:
-        hidden_size: int
-        head_dim: int = 512
-        rope_head_dim: int = 64
-        k_tile: int = 128
-
-        @property
-        def nope_head_dim(self) -> int:
-            return self.head_dim - self.rope_head_dim
-
-
-    FLASH = DecodeConfig(hidden_size=4096)
-    """
-)
+EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "pypto" / "model_lib"
+CONFIG = (EXAMPLE / "config.py").read_text()  # a frozen dataclass with a derived property
 
 # One kernel body, spelled the same wherever it is defined: its NZ decisions must not depend on where.
 LAYER = textwrap.dedent(
@@ -289,8 +271,9 @@ def test_a_module_that_cannot_be_read_is_a_warning_and_its_names_stay_symbolic(t
     done = run("plan", str(kernel), "--json")
     report = json.loads(done.stdout)
     (warning,) = report["warnings"]
-    assert warning["code"] == "adapter.pypto.unreadable_import" and warning["line"] == 18
-    assert f"{tmp_path / 'config.py'}:18: warning: [adapter.pypto.unreadable_import]" in done.stderr
+    broken_line = len(CONFIG.splitlines()) + 2
+    assert warning["code"] == "adapter.pypto.unreadable_import" and warning["line"] == broken_line
+    assert f"{tmp_path / 'config.py'}:{broken_line}: warning: [adapter.pypto.unreadable_import]" in done.stderr
     shapes = report["functions"][0]["request"]["tensors"][0]["shape"]
     assert all(isinstance(extent, str) for extent in shapes)  # N and D: symbolic, never assumed
 

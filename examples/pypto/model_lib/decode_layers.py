@@ -3,7 +3,6 @@
 came from; the plan holds for the builder's default `batch` (`--bind batch=32` plans another)."""
 
 import pypto.language as pl
-
 from config import FLASH as M
 
 D = M.hidden_size
