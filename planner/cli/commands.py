@@ -155,7 +155,10 @@ def cmd_explain_plan(args: argparse.Namespace) -> int:
     from planner.explain.remarks import explain_source
 
     explained = explain_source(args.file, read_text(args), limits(args))
-    sys.stdout.write(explained.text)
+    if args.json:
+        print_json(explained.document)
+    else:
+        sys.stdout.write(explained.text)
     return EXIT_OK if explained.ok else EXIT_REFUSED
 
 

@@ -115,6 +115,7 @@ def _add_commands(sub: Any) -> None:
         sub, "explain", commands.cmd_explain_plan, "say why each kernel-config decision was made"
     )
     reasons.add_argument("file", help="TT-Lang MLIR or a kernelcfg.resolve JSON request; - for stdin")
+    reasons.add_argument("--json", action="store_true", help="print the explanations (or the error) as JSON")
     _add_limits(reasons, with_sizes=False)
 
     layout = sub.add_parser("layout", help="NZ layout tools", description="NZ layout tools")

@@ -15,7 +15,7 @@ from pydantic import ValidationError
 from planner import request_codes
 from planner.adapters.ttlang.diagnostics import Located
 from planner.adapters.ttlang.planning import read_kernels
-from planner.contract import RequestError, request_error_from_validation
+from planner.contract import JsonObject, RequestError, request_error_from_validation
 from planner.explain import conflicts
 from planner.inputs import is_json_request, read_request
 from planner.kernelcfg import resolve
@@ -25,10 +25,16 @@ from planner.limits import Limits
 
 @dataclass(frozen=True, slots=True)
 class Explained:
-    """The remark lines (or the refusal's explanation) and whether every function resolved."""
+    """The remark lines (or the refusal's explanation), whether every function resolved, and the
+    same as JSON (`planner explain --json`): each function's `explanation`, or the refusal's."""
 
     ok: bool
     text: str
+    document: JsonObject
+
+
+def _refusal(found: conflicts.Explained) -> Explained:
+    return Explained(False, conflicts.render(found), {"refused": conflicts.to_json(found)})
 
 
 def remark(decision: Decision) -> str:
@@ -46,17 +52,21 @@ def _at(source: str, where: Located) -> str:
 
 def _from_mlir(source: str, text: str) -> Explained:
     lines: list[str] = []
+    documents: list[JsonObject] = []
     for kernel in read_kernels(text, source, None)[2]:
         request = kernel.request
         response = resolve(request.model_copy(update={"explain": True})) if request is not None else None
-        if response is None or response.explanation is None:
-            return Explained(False, conflicts.render(conflicts.explain_ir(source, text)))
+        if request is None or response is None or response.explanation is None:
+            return _refusal(conflicts.explain_ir(source, text))
+        documents.append(
+            {"function": request.function, "explanation": response.explanation.model_dump(mode="json")}
+        )
         function = _at(source, Located(kernel.parsed, kernel.function))
         for decision in response.explanation.decisions:
             op = kernel.kernel.op_by_id.get(decision.op) if decision.op is not None else None
             where = _at(source, Located(kernel.parsed, op)) if op is not None else function
             lines.append(f"{where}remark: {remark(decision)}")
-    return Explained(True, "".join(line + "\n" for line in lines))
+    return Explained(True, "".join(line + "\n" for line in lines), {"input": source, "functions": documents})
 
 
 def _from_json(source: str, text: str, limits: Limits) -> Explained:
@@ -78,13 +88,14 @@ def _from_json(source: str, text: str, limits: Limits) -> Explained:
             response.model_dump(mode="json"),
             refused=True,
         )
-        return Explained(False, conflicts.render(conflicts.Explained(source, (refused,))))
+        return _refusal(conflicts.Explained(source, (refused,)))
     where = f"{source}:@{request.function}" if request.function else source
     lines = [
         f"{where}: remark: {f'op {d.op!r}: ' if d.op else ''}{remark(d)}"
         for d in response.explanation.decisions
     ]
-    return Explained(True, "".join(line + "\n" for line in lines))
+    document = {"function": request.function, "explanation": response.explanation.model_dump(mode="json")}
+    return Explained(True, "".join(line + "\n" for line in lines), {"input": source, "functions": [document]})
 
 
 def explain_source(source: str, text: str, limits: Limits) -> Explained:
