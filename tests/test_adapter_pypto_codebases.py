@@ -4,6 +4,7 @@ constructs that never touch NZ (docs/design/nz-layout.md sections 18, 19)."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -322,3 +323,28 @@ def test_given_modules_resolve_a_relative_import_of_the_kernel() -> None:
     text = BUILDER.replace("from config import", "from .config import")
     outcome = plan_text(text, filename="d.py", context=ResolveContext(GivenModules({"config": CONFIG})))
     assert outcome.report["functions"][0]["request"]["tensors"][0]["shape"] == [448, 4096]
+
+
+def test_path_and_planner_path_find_a_config_kept_elsewhere(tmp_path: Path) -> None:
+    shared, models = tmp_path / "shared", tmp_path / "models"
+    shared.mkdir()
+    models.mkdir()
+    (shared / "config.py").write_text(CONFIG)
+    (models / "decode.py").write_text(BUILDER)
+    for arguments, environment in (
+        (["plan", str(models / "decode.py"), "--path", str(shared), "--json"], {}),
+        (["batch", str(models), "--path", str(shared), "--quiet"], {}),
+        (["plan", str(models / "decode.py"), "--json"], {"PLANNER_PATH": str(shared)}),
+    ):
+        done = subprocess.run(
+            [PLANNER, *arguments],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env={**os.environ, **environment},
+        )
+        assert done.returncode == 0, done.stderr
+        if arguments[0] == "plan":
+            assert json.loads(done.stdout)["functions"][0]["request"]["tensors"][0]["shape"] == [448, 4096]
+    alone = run("plan", str(models / "decode.py"), "--json")
+    assert json.loads(alone.stdout)["functions"][0]["request"]["tensors"][0]["shape"] != [448, 4096]

@@ -58,28 +58,31 @@ def _plan_json(path: str, data: bytes, limits: Limits) -> FileResult:
     return FileResult(path, 1, subject.method, diagnostic_lines(path, subject))
 
 
-def _plan_ir(path: str, text: str, max_bytes: int) -> FileResult:
+def _plan_ir(path: str, text: str, max_bytes: int, module_paths: tuple[str, ...]) -> FileResult:
     """A `.py` file that imports no PyPTO (a model's `config.py`) is skipped, not an error."""
     adapter = detect_adapter(path, text)
     if adapter == "pypto" and path.endswith(".py") and not imports_pypto(text):
         return FileResult(path, 0, SKIPPED)
-    context = file_context(path, [], {}, max_bytes) if adapter == "pypto" else None
+    context = file_context(path, list(module_paths), {}, max_bytes) if adapter == "pypto" else None
     outcome = plan_with(adapter, text, filename=path, options={}, context=context)
     return FileResult(path, 0 if outcome.ok else 1, adapter, list(outcome.diagnostics))
 
 
-def plan_file(path: str, limits: Limits) -> FileResult:
-    """Plan one file; never raises (module level, so worker processes can run it)."""
+def plan_file(path: str, limits: Limits, module_paths: tuple[str, ...] = ()) -> FileResult:
+    """Plan one file; never raises (module level, so worker processes can run it). `module_paths`:
+    the `--path` directories a PyPTO file's imports are also read from."""
     try:
         if path.endswith(".json"):
             return _plan_json(path, read_input(path, limits.max_bytes), limits)
-        return _plan_ir(path, read_text(path, limits.max_bytes), limits.max_bytes)
+        return _plan_ir(path, read_text(path, limits.max_bytes), limits.max_bytes, module_paths)
     except Exception as exc:
         return FileResult(path, 2, error=to_request_error(exc).to_json())
 
 
-def _pool(paths: list[str], workers: int, limits: Limits) -> Iterator[FileResult]:
-    plan = partial(plan_file, limits=limits)
+def _pool(
+    paths: list[str], workers: int, limits: Limits, module_paths: tuple[str, ...]
+) -> Iterator[FileResult]:
+    plan = partial(plan_file, limits=limits, module_paths=module_paths)
     if workers <= 1:
         yield from map(plan, paths)
         return
@@ -88,20 +91,28 @@ def _pool(paths: list[str], workers: int, limits: Limits) -> Iterator[FileResult
             yield future.result()
 
 
-def _dask(paths: list[str], workers: int, address: str, limits: Limits) -> Iterator[FileResult]:
+def _dask(
+    paths: list[str], workers: int, address: str, limits: Limits, module_paths: tuple[str, ...]
+) -> Iterator[FileResult]:
     distributed = extras.dask_distributed()
     cluster = (
         distributed.LocalCluster(n_workers=max(workers, 1), processes=True) if address == "local" else None
     )
     with distributed.Client(cluster if cluster is not None else address) as client:
-        futures = client.map(plan_file, paths, limits=limits)
+        futures = client.map(plan_file, paths, limits=limits, module_paths=module_paths)
         yield from (future.result() for future in distributed.as_completed(futures))
     if cluster is not None:
         cluster.close()
 
 
 def run(
-    paths: list[str], *, workers: int, dask: str | None, limits: Limits, progress: bool
+    paths: list[str],
+    *,
+    workers: int,
+    dask: str | None,
+    limits: Limits,
+    progress: bool,
+    module_paths: tuple[str, ...] = (),
 ) -> list[FileResult]:
     """Plan every path; results sorted by input path whatever order they finished in.
 
@@ -109,7 +120,10 @@ def run(
     """
     from tqdm import tqdm
 
-    results = _dask(paths, workers, dask, limits) if dask is not None else _pool(paths, workers, limits)
+    if dask is not None:
+        results = _dask(paths, workers, dask, limits, module_paths)
+    else:
+        results = _pool(paths, workers, limits, module_paths)
     shown = tqdm(results, total=len(paths), unit="file", disable=not progress)
     return sorted(shown, key=lambda result: result.input)
 

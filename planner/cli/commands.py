@@ -168,7 +168,14 @@ def cmd_batch(args: argparse.Namespace) -> int:
     inputs = batch.collect_inputs([Path(p) for p in args.paths])
     check_outputs(args, inputs, "--output")
     progress = sys.stderr.isatty() and not args.quiet
-    results = batch.run(inputs, workers=args.workers, dask=args.dask, limits=limits(args), progress=progress)
+    results = batch.run(
+        inputs,
+        workers=args.workers,
+        dask=args.dask,
+        limits=limits(args),
+        progress=progress,
+        module_paths=tuple(args.path),
+    )
     lines = "".join(batch.result_line(result) + "\n" for result in results)
     if args.output:
         write(args.output, lines, "--output")

@@ -15,10 +15,12 @@ if TYPE_CHECKING:
     from planner.adapters.pypto.kernel_constants import ResolveContext
 
 
-def add_module_options(parser: argparse.ArgumentParser) -> None:
+def add_module_options(parser: argparse.ArgumentParser, *, with_bind: bool = True) -> None:
     parser.add_argument(
         "--path", action="append", default=[], metavar="DIR", help="also read imported modules from DIR"
     )
+    if not with_bind:
+        return
     parser.add_argument(
         "--bind", action="append", default=[], metavar="NAME=VALUE", help="plan for this builder parameter"
     )

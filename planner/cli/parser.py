@@ -158,6 +158,7 @@ def _add_commands(sub: Any) -> None:
     batch.add_argument("--dask", metavar="ADDRESS|local", help="run on dask.distributed (tile-planner[dask])")
     batch.add_argument("-o", "--output", help="write the JSON lines here instead of stdout")
     batch.add_argument("--quiet", action="store_true", help="no progress bar, even on a terminal")
+    add_module_options(batch, with_bind=False)
     _add_max_bytes(batch)
 
 
