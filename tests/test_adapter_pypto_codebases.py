@@ -112,7 +112,8 @@ def test_suggest_names_where_each_imported_extent_came_from(tmp_path: Path) -> N
     done = run("suggest", str(kernel))
     assert done.returncode == 0, done.stderr
     assert (
-        "w in build_decode_program.<locals>.Decode.layer (N = config.FLASH.nope_head_dim = 448, "
+        "w in build_decode_program.<locals>.Decode.layer (planned for build_decode_program(batch=16); "
+        "N = config.FLASH.nope_head_dim = 448, "
         "D = config.FLASH.hidden_size = 4096): eligible" in done.stdout
     )
 

@@ -30,9 +30,10 @@ class SuggestedTensor(ContractModel):
     bytes_not_converted_total: int | None = 0
     blocking: Diagnostic | None = None  # the first refusal of the dry run
     warnings: list[Diagnostic] = Field(default_factory=list)  # what the annotated plan warns of
-    extents: list[str] = Field(
-        default_factory=list
-    )  # `D = config.FLASH.hidden_size = 4096`: imported extents
+    # where each extent read through an import came from (`D = config.FLASH.hidden_size = 4096`), and
+    # the builder calls the plan holds for (`build_x(batch=16)`)
+    extents: list[str] = Field(default_factory=list)
+    assumptions: list[str] = Field(default_factory=list)
 
 
 class LayoutSuggestResponse(ContractModel):

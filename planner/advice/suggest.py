@@ -52,6 +52,7 @@ class Candidate:
     callers: tuple[tuple[ParameterSite, str], ...]  # each caller's parameter and its function's name
     blocked: Blocked | None  # a call passing a value no annotation can make NZ
     extents: tuple[str, ...] = ()  # where each imported extent of its shape came from
+    assumptions: tuple[str, ...] = ()  # the builder calls its function's plan holds for
 
     @property
     def edits(self) -> list[Edit]:
@@ -108,7 +109,9 @@ def _candidates(program: Program) -> Iterator[Candidate]:
                 named = tuple(
                     (caller, program.functions[caller.function_index].qualified) for caller in callers
                 )
-                yield Candidate(site, function.qualified, named, blocked, _imported_extents(function, name))
+                assumed = function.constants.assumptions if function.constants is not None else ()
+                extents = _imported_extents(function, name)
+                yield Candidate(site, function.qualified, named, blocked, extents, assumed)
 
 
 def _imported_extents(function: ProgramFunction, parameter: str) -> tuple[str, ...]:
@@ -145,6 +148,7 @@ def _dry_run(
         "function": candidate.function,
         "also_annotated": [f"{caller.name} in {function}" for caller, function in candidate.callers],
         "extents": list(candidate.extents),
+        "assumptions": list(candidate.assumptions),
     }
     declared = {"line": site.position.line, "column": site.position.column}
     if candidate.blocked is not None:
@@ -214,8 +218,11 @@ def render(filename: str, response: LayoutSuggestResponse) -> str:
     lines = []
     for tensor in response.tensors:
         where = f"{filename}:{tensor.line}:{tensor.column}: {tensor.name} in {tensor.function}"
+        context = [f"planned for {', '.join(tensor.assumptions)}"] if tensor.assumptions else []
         if tensor.extents:
-            where += f" ({', '.join(tensor.extents)})"
+            context.append(", ".join(tensor.extents))
+        if context:
+            where += f" ({'; '.join(context)})"
         if tensor.eligible:
             count = len(tensor.loads)
             sizes = ", ".join(
