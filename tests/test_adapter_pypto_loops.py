@@ -79,6 +79,14 @@ def test_a_symbolic_countdown_binds_every_value_between_its_bounds() -> None:
     assert (binding.start, binding.stop, binding.step) == (1, "n + 1", 1)
 
 
+@pytest.mark.parametrize("loop", ["pl.range(0, 64, n)", "pl.range(0, 64, 0)"])
+def test_a_step_that_may_not_be_positive_binds_no_range(loop: str) -> None:
+    text = HEAD + f"@pl.jit\ndef kernel(n: pl.Scalar[pl.INDEX]):\n    for i in {loop}:\n        pass\n"
+    (request,) = build_requests(text, filename="k.py")
+    (binding,) = [b for b in request.request.bindings if b.name == "i"]
+    assert binding.kind == "param"
+
+
 def test_a_countdown_loop_plans_like_the_ascending_one() -> None:
     """`range(3, -1, -1)` visits k-tiles 3..0 of an NZ weight: the same proofs as 0..3."""
     body = textwrap.dedent(

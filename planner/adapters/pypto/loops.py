@@ -1,7 +1,8 @@
 """Loops of a function body: loop variables, iter_args and loop-carried scalars (nz-layout.md 7.2, 7.3).
 
 Every loop kind binds its variable with start, stop and a positive step (an SPMD loop its lane
-extent); a countdown loop binds the ascending range of the same values.
+extent); a countdown loop binds the ascending range of the same values; a loop whose step is
+not a constant (it may be zero or negative) binds an unconstrained variable.
 A scalar the body rebinds is loop-carried for the whole body: `x = x + c` is an induction of
 the loop, anything else an unconstrained value; after the loop it is unknown (the body may
 run zero times). Printed-IR iter_args keep a tensor's or tile's type and leave a scalar
@@ -86,8 +87,8 @@ class LoopReader(WindowReader):
         start = self._expr(start_node) if start_node is not None else Const(0)
         stop = self._expr(stop_node)
         step = self._expr(step_node) if step_node is not None else Const(1)
-        if isinstance(step, Const) and step.value == 0:
-            self._bind_scalar(name, ParamBinding, None)  # `range` refuses a zero step: no range fact
+        if not isinstance(step, Const) or step.value == 0:
+            self._bind_scalar(name, ParamBinding, None)  # a zero step, or one of either sign: no range fact
             return
         if isinstance(step, Const) and step.value < 0:
             start, stop, step = ascending(start, stop, step.value)
