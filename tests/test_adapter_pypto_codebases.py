@@ -145,6 +145,16 @@ def test_three_kernels_in_test_functions_are_each_planned() -> None:
     ]
 
 
+# The program class and the first parameters both construct tests share (spliced in before dedent).
+LAYER_HEAD = """\
+@pl.program
+    class Decode:
+        @pl.function(type=pl.FunctionType.Opaque)
+        def layer(
+            self,
+            x: pl.Tensor[[64, 1024], pl.BF16],
+            w: pl.Tensor[[256, 1024], pl.BF16, pl.NZ],"""
+
 CONSTRUCTS = textwrap.dedent(
     """\
     import pypto.language as pl
@@ -174,13 +184,7 @@ CONSTRUCTS = textwrap.dedent(
         return x
 
 
-    @pl.program
-    class Decode:
-        @pl.function(type=pl.FunctionType.Opaque)
-        def layer(
-            self,
-            x: pl.Tensor[[64, 1024], pl.BF16],
-            w: pl.Tensor[[256, 1024], pl.BF16, pl.NZ],
+    @LAYER_HEAD
             task: pl.Scalar[pl.TASK_ID],
             tasks: pl.Array[1, pl.TASK_ID],
             out: pl.Out[pl.Tensor[[64, 256], pl.FP32]],
@@ -197,7 +201,7 @@ CONSTRUCTS = textwrap.dedent(
                             pass
                         out[:, :] = acc
             return out
-    """
+    """.replace("@LAYER_HEAD", LAYER_HEAD)
 )
 
 PLAIN = textwrap.dedent(
@@ -207,13 +211,7 @@ PLAIN = textwrap.dedent(
     K_TILE = 256
 
 
-    @pl.program
-    class Decode:
-        @pl.function(type=pl.FunctionType.Opaque)
-        def layer(
-            self,
-            x: pl.Tensor[[64, 1024], pl.BF16],
-            w: pl.Tensor[[256, 1024], pl.BF16, pl.NZ],
+    @LAYER_HEAD
             out: pl.Out[pl.Tensor[[64, 256], pl.FP32]],
         ):
             with pl.at(level=pl.Level.CORE_GROUP):
@@ -222,7 +220,7 @@ PLAIN = textwrap.dedent(
                 )
                 out[:, :] = acc
             return out
-    """
+    """.replace("@LAYER_HEAD", LAYER_HEAD)
 )
 
 
