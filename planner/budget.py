@@ -12,8 +12,10 @@ from __future__ import annotations
 import gc
 import math
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+
+WATCHDOG_GRACE = 0.25  # seconds past a deadline before a watchdog gives up on the cooperative stop
 
 
 class BudgetExceeded(Exception):
@@ -55,3 +57,24 @@ def gc_paused() -> Iterator[None]:
     finally:
         if enabled:
             gc.enable()
+
+
+@contextmanager
+def watchdog(seconds: float | None, expire: Callable[[], None]) -> Iterator[None]:
+    """Call `expire` (which ends the process) if the block is still running `seconds` from now.
+
+    The cooperative deadline stops the cores between steps; this covers a step that never checks
+    it (a blocking read of a FIFO with no writer, a parse, a search), without a worker process.
+    """
+    if seconds is None:
+        yield
+        return
+    import threading
+
+    timer = threading.Timer(seconds, expire)
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    finally:
+        timer.cancel()

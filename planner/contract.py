@@ -14,7 +14,14 @@ INVALID = "request.invalid"  # the generic `request.*` code for a request that i
 UNKNOWN_DTYPE = "request.unknown_dtype"  # an element type name the targets do not know
 TOO_DEEP = "request.too_deep"  # JSON, an expression, bindings or IR regions nest beyond a documented limit
 
+ECHO_LIMIT = 200  # characters of a client's input an error message may quote
+
 JsonObject = dict[str, Any]  # a JSON object as the protocol carries it: requests, responses, reports
+
+
+def excerpt(text: str) -> str:
+    """Input quoted in an error, cut to `ECHO_LIMIT` characters (a hostile name may be megabytes)."""
+    return text if len(text) <= ECHO_LIMIT else f"{text[:ECHO_LIMIT]}... ({len(text)} characters)"
 
 
 class ContractModel(BaseModel):
@@ -73,7 +80,11 @@ def request_error_from_validation(exc: ValidationError) -> RequestError:
     codes = [_CODE_BY_PYDANTIC_TYPE.get(err["type"], INVALID) for err in errors]
     code = codes[0] if len(set(codes)) == 1 else INVALID
     details = [
-        {"field": ".".join(str(part) for part in err["loc"]), "type": err["type"], "message": err["msg"]}
+        {
+            "field": excerpt(".".join(str(part) for part in err["loc"])),
+            "type": err["type"],
+            "message": excerpt(err["msg"]),
+        }
         for err in errors
     ]
     summary = "; ".join(f"{d['field'] or '<root>'}: {d['message']}" for d in details)

@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, NoReturn
 
@@ -74,6 +76,20 @@ def _finite_float(text: str) -> float:
     return value
 
 
+MAX_NUMBER_DIGITS = (
+    100  # characters of one JSON integer; far past 2**128, far below Python's int-string limit
+)
+
+
+def bounded_int(text: str) -> int:
+    """A JSON integer, refused by its length before conversion (Python's limit would raise mid-parse)."""
+    if len(text) > MAX_NUMBER_DIGITS:
+        raise ValueError(
+            f"an integer of {len(text)} digits is longer than the {MAX_NUMBER_DIGITS}-digit limit"
+        )
+    return int(text)
+
+
 def parse_json(data: bytes, limits: Limits) -> Any:
     """Decode one JSON document within the size and depth limits, or raise a typed error."""
     if len(data) > limits.max_bytes:
@@ -85,7 +101,9 @@ def parse_json(data: bytes, limits: Limits) -> Any:
             request_codes.PARSE_ERROR, f"request is not UTF-8: {exc.reason} at byte {exc.start}"
         ) from None
     try:
-        value = json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float)
+        value = json.loads(
+            text, parse_constant=_reject_constant, parse_float=_finite_float, parse_int=bounded_int
+        )
     except RecursionError:
         raise too_deep(limits.max_depth) from None
     except ValueError as exc:
@@ -104,3 +122,30 @@ def dump_json(value: Any) -> str:
 def pretty_json(value: Any) -> str:
     """Deterministic JSON for people and files: sorted keys, two-space indent, trailing newline."""
     return json.dumps(value, indent=2, sort_keys=True, ensure_ascii=True, allow_nan=False) + "\n"
+
+
+DEFAULT_MAX_MEMORY = 1024 * 1024 * 1024  # bytes of address space a command or a service worker may hold
+
+
+@contextmanager
+def memory_capped(max_bytes: int | None) -> Iterator[None]:
+    """Bound this process's address space (RLIMIT_AS) inside the block, so a runaway request fails as
+    `MemoryError` (answered `request.too_large`) instead of taking the machine; None or 0: unbounded.
+
+    Only the soft limit moves (never above the hard one), and it is restored afterwards, so a
+    caller that runs a command in its own process (a test, an embedding tool) keeps its limit.
+    """
+    if not max_bytes or max_bytes <= 0:
+        yield
+        return
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    limit = max_bytes if hard == resource.RLIM_INFINITY else min(max_bytes, hard)
+    if soft != resource.RLIM_INFINITY:
+        limit = min(limit, soft)
+    resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))

@@ -12,8 +12,10 @@ import sys
 import traceback
 
 from planner.budget import BudgetExceeded
+from planner.contract import ECHO_LIMIT as ECHO_LIMIT
 from planner.contract import TOO_DEEP as TOO_DEEP
 from planner.contract import InputError, RequestError
+from planner.contract import excerpt as excerpt
 
 PARSE_ERROR = "request.parse_error"
 INVALID_ENVELOPE = "request.invalid_envelope"
@@ -63,13 +65,7 @@ def jsonrpc_number(code: str) -> int:
     return JSONRPC_NUMBER.get(code, INVALID_PARAMS_NUMBER)
 
 
-ECHO_LIMIT = 200  # characters of a client's input an error message may quote
 DEBUG_ENV = "PLANNER_DEBUG"  # set by `planner --debug`; worker processes inherit it
-
-
-def excerpt(text: str) -> str:
-    """Input quoted in an error, cut to `ECHO_LIMIT` characters (a hostile name may be megabytes)."""
-    return text if len(text) <= ECHO_LIMIT else f"{text[:ECHO_LIMIT]}... ({len(text)} characters)"
 
 
 def _describe(exc: BaseException) -> str:

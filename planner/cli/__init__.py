@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import sys
 
-from planner.cli.io import EXIT_OK, Command, fail
+from planner.cli.io import EXIT_OK, Command, bounded, fail
 from planner.cli.parser import build_parser
 
 __all__ = ["build_parser", "main"]
@@ -29,7 +29,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.debug:
         os.environ[_DEBUG_ENV] = "1"  # worker processes inherit it
     try:
-        return run(args)
+        with bounded(args):
+            return run(args)
     except Exception as exc:
         from planner.request_codes import to_request_error
 

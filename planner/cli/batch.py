@@ -2,12 +2,14 @@
 
 Each file is planned alone (its adapter by extension/content, a JSON file through its
 method), in a process pool by default or on dask.distributed when asked. A file that
-cannot be read or parsed is a typed error on its own line; the batch goes on. Progress is
-drawn with tqdm only when stderr is a terminal, so captured logs stay clean.
+cannot be read or parsed, or runs past `--timeout`, is a typed error on its own line; the
+batch goes on. Progress is drawn with tqdm only when stderr is a terminal, so captured logs
+stay clean.
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, field
@@ -19,11 +21,12 @@ from planner import extras
 from planner.adapters import detect_adapter, plan_with
 from planner.adapters.pypto.program import imports_pypto
 from planner.cli.module_paths import file_context
+from planner.budget import WATCHDOG_GRACE
 from planner.cli.request_files import answer_request_file
 from planner.explain.conflicts import diagnostic_lines
 from planner.inputs import read_input, read_text
 from planner.limits import Limits, dump_json
-from planner.request_codes import to_request_error
+from planner.request_codes import timed_out, to_request_error
 
 INPUT_SUFFIXES = frozenset({".py", ".mlir", ".json"})
 SKIPPED = "skipped"  # the `kind` of a .py file that is not PyPTO
@@ -69,8 +72,23 @@ def _plan_ir(path: str, text: str, max_bytes: int, module_paths: tuple[str, ...]
 
 
 def plan_file(path: str, limits: Limits, module_paths: tuple[str, ...] = ()) -> FileResult:
-    """Plan one file; never raises (module level, so worker processes can run it). `module_paths`:
-    the `--path` directories a PyPTO file's imports are also read from."""
+    """Plan one file within its own deadline; never raises (module level, so worker processes can run it).
+    `module_paths`: the `--path` directories a PyPTO file's imports are also read from.
+
+    The work runs on a thread that is abandoned at the deadline (plus the watchdog's grace) if it
+    has not answered: a read that blocks (a FIFO with no writer) or a step that never checks the
+    deadline costs that file `request.timeout`, never the batch.
+    """
+    answered: list[FileResult] = []
+    work = threading.Thread(
+        target=lambda: answered.append(_plan_file(path, limits, module_paths)), daemon=True
+    )
+    work.start()
+    work.join(None if limits.time_budget is None else limits.time_budget + WATCHDOG_GRACE)
+    return answered[0] if answered else FileResult(path, 2, error=timed_out().to_json())
+
+
+def _plan_file(path: str, limits: Limits, module_paths: tuple[str, ...]) -> FileResult:
     try:
         if path.endswith(".json"):
             return _plan_json(path, read_input(path, limits.max_bytes), limits)

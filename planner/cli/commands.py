@@ -20,7 +20,6 @@ from planner.cli.io import (
     limits,
     print_json,
     read_text,
-    watchdog,
     write,
 )
 from planner.cli.module_paths import resolve_context
@@ -34,10 +33,9 @@ def cmd_call(args: argparse.Namespace) -> int:
 
     bounds = limits(args)
     deadline = deadline_after(bounds.time_budget)
-    with watchdog(args):
-        method = find_method(args.method)
-        params = read_params(read_input(args.file, bounds.max_bytes), bounds, method.name)
-        outcome = answer(method.name, params, deadline)
+    method = find_method(args.method)
+    params = read_params(read_input(args.file, bounds.max_bytes), bounds, method.name)
+    outcome = answer(method.name, params, deadline)
     if isinstance(outcome, RequestError):
         return fail(outcome, args.json)
     print_json(outcome)
@@ -134,12 +132,11 @@ def cmd_explain(args: argparse.Namespace) -> int:
     from planner.inputs import is_json_request
 
     check_outputs(args, [args.file], "--graph")
-    with watchdog(args):
-        text = read_text(args)
-        if is_json_request(args.file, text):
-            found = conflicts.Explained(args.file, (answer_request_file(text.encode("utf-8"), limits(args)),))
-        else:
-            found = conflicts.explain_ir(args.file, text, resolve_context(args, args.file))
+    text = read_text(args)
+    if is_json_request(args.file, text):
+        found = conflicts.Explained(args.file, (answer_request_file(text.encode("utf-8"), limits(args)),))
+    else:
+        found = conflicts.explain_ir(args.file, text, resolve_context(args, args.file))
     if args.graph:
         from planner.explain import graph
 

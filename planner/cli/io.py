@@ -20,7 +20,6 @@ if TYPE_CHECKING:
     from planner.limits import Limits
 
 EXIT_OK, EXIT_REFUSED, EXIT_BAD_REQUEST = 0, 1, 2
-_WATCHDOG_GRACE = 0.25  # seconds past the deadline before the watchdog ends a command
 
 Command = Callable[[argparse.Namespace], int]
 
@@ -65,17 +64,8 @@ def write(target: str, text: str, option: str) -> None:
     write_output(target, text, option)
 
 
-@contextmanager
-def watchdog(args: argparse.Namespace) -> Iterator[None]:
-    """Past the deadline (and a grace for the cooperative stop), answer `request.timeout` and exit 2.
-
-    The cores stop themselves at the deadline between steps; this covers a step that does not.
-    """
-    budget = limits(args).time_budget
-    if budget is None:
-        yield
-        return
-    import threading
+def expire_command(args: argparse.Namespace) -> Callable[[], None]:
+    """What the watchdog does at the deadline: answer `request.timeout` and end the process (exit 2)."""
 
     def expire() -> None:
         from planner import request_codes
@@ -84,13 +74,28 @@ def watchdog(args: argparse.Namespace) -> Iterator[None]:
         sys.stdout.flush()
         os._exit(EXIT_BAD_REQUEST)
 
-    timer = threading.Timer(budget + _WATCHDOG_GRACE, expire)
-    timer.daemon = True
-    timer.start()
-    try:
+    return expire
+
+
+@contextmanager
+def bounded(args: argparse.Namespace) -> Iterator[None]:
+    """Hold a command to `--max-memory` and, unless its parts have their own, to one `--timeout`.
+
+    Past the deadline and a grace for the cooperative stop (the cores stop themselves between
+    steps), the watchdog answers `request.timeout` and exits 2; reading the input is inside it,
+    so a FIFO with no writer times out too. `serve` bounds each message and `batch` each file.
+    """
+    from planner.budget import WATCHDOG_GRACE, watchdog
+    from planner.limits import memory_capped
+
+    per = getattr(args, "bounded_per", "command")
+    memory = getattr(args, "max_memory", None) if per != "message" else None  # a service caps its workers
+    budget = limits(args).time_budget if per == "command" else None
+    with (
+        memory_capped(memory),
+        watchdog(None if budget is None else budget + WATCHDOG_GRACE, expire_command(args)),
+    ):
         yield
-    finally:
-        timer.cancel()
 
 
 def print_json(value: Any) -> None:

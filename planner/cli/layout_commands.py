@@ -10,6 +10,7 @@ from planner.cli.io import (
     EXIT_OK,
     adapter_options,
     bad_params,
+    check_outputs,
     fail_at,
     input_error_json,
     input_name,
@@ -23,6 +24,7 @@ from planner.cli.module_paths import resolve_context
 def cmd_layout_show(args: argparse.Namespace) -> int:
     from planner.explain import fractals
 
+    check_outputs(args, [], "--png")
     grid = fractals.fractal_grid(args.spec)
     if args.png:
         fractals.draw_png(grid, Path(args.png))
@@ -76,6 +78,7 @@ def cmd_suggest(args: argparse.Namespace) -> int:
     from planner.adapters import AdapterInputError, detect_adapter
     from planner.advice import suggest
 
+    check_outputs(args, [], "--output")  # -o naming the input is --apply in place
     text = read_text(args)
     filename = input_name(args)
     if args.apply and args.file == "-" and not args.output:

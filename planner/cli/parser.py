@@ -21,10 +21,23 @@ def _add_max_bytes(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _add_limits(parser: argparse.ArgumentParser, with_sizes: bool) -> None:
+def _add_bounds(parser: argparse.ArgumentParser, per: str = "command") -> None:
+    """The deadline and the memory every command is held to (`planner.cli.io.bounded`)."""
     parser.add_argument(
-        "--timeout", type=float, default=10.0, help="seconds per message, reading to answer; 0 = unlimited"
+        "--timeout", type=float, default=10.0, help=f"seconds per {per}, reading to answer; 0 = unlimited"
     )
+    parser.add_argument(
+        "--max-memory",
+        type=int,
+        default=1024 * 1024 * 1024,
+        metavar="BYTES",
+        help="address space the command (a service: each worker) may hold; 0 = unlimited",
+    )
+    parser.set_defaults(bounded_per=per)
+
+
+def _add_limits(parser: argparse.ArgumentParser, with_sizes: bool, per: str = "command") -> None:
+    _add_bounds(parser, per)
     _add_max_bytes(parser)
     if with_sizes:
         parser.add_argument("--max-depth", type=int, default=64, help="deepest JSON nesting accepted")
@@ -50,7 +63,7 @@ def _add_commands(sub: Any) -> None:
         "sets are rewritten, so comments and layout stay. For canonical MLIR output (FileCheck, "
         "lit), run planner-opt."
     )
-    _add_max_bytes(plan)
+    _add_limits(plan, with_sizes=False)
 
     call = _subcommand(sub, "call", commands.cmd_call, "answer one protocol request (JSON in, JSON out)")
     call.add_argument("method", help="e.g. layout.plan, kernelcfg.resolve, proofs.check")
@@ -94,13 +107,14 @@ def _add_commands(sub: Any) -> None:
     serve.add_argument(
         "--workers", type=int, default=min(4, os.cpu_count() or 1), help="worker processes answering HTTP"
     )
-    _add_limits(serve, with_sizes=True)
+    _add_limits(serve, with_sizes=True, per="message")
 
     schema = _subcommand(
         sub, "schema", commands.cmd_schema, "write JSON Schemas for every method into schemas/"
     )
     schema.add_argument("--check", action="store_true", help="verify the checked-in schemas are current")
     schema.add_argument("--dir", type=Path, default=Path("schemas"), help="schema directory")
+    _add_bounds(schema)
 
     explain = _subcommand(
         sub, "explain-conflict", commands.cmd_explain, "explain why a file or request is refused"
@@ -125,6 +139,7 @@ def _add_commands(sub: Any) -> None:
     )
     show.add_argument("spec", metavar="TENSOR-SPEC", help='e.g. "[64, 64] FP16"')
     show.add_argument("--png", metavar="OUT.png", help="draw to a PNG (needs tile-planner[viz])")
+    _add_bounds(show)
     for name, run, what in (
         (
             "pack",
@@ -140,6 +155,7 @@ def _add_commands(sub: Any) -> None:
         packer.add_argument("--tensors", metavar="A,B", help="the .safetensors tensors to convert")
         if name == "unpack":
             packer.add_argument("--shape", metavar="R,C", help="logical shape (recorded in .safetensors)")
+        _add_bounds(packer)
 
     suggest = _subcommand(
         sub, "suggest", layout_commands.cmd_suggest, "which ND weights of a PyPTO file may become pl.NZ"
@@ -148,7 +164,7 @@ def _add_commands(sub: Any) -> None:
     suggest.add_argument("--json", action="store_true", help="print the verdicts as JSON")
     suggest.add_argument("--apply", action="store_true", help="write pl.NZ on every eligible weight")
     suggest.add_argument("-o", "--output", metavar="OUT", help="with --apply: write here instead of in place")
-    _add_max_bytes(suggest)
+    _add_limits(suggest, with_sizes=False)
     suggest.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="adapter option")
     add_module_options(suggest)
 
@@ -159,7 +175,7 @@ def _add_commands(sub: Any) -> None:
     batch.add_argument("-o", "--output", help="write the JSON lines here instead of stdout")
     batch.add_argument("--quiet", action="store_true", help="no progress bar, even on a terminal")
     add_module_options(batch, with_bind=False)
-    _add_max_bytes(batch)
+    _add_limits(batch, with_sizes=False, per="file")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -21,10 +21,12 @@ from planner.budget import deadline_after
 from planner.contract import RequestError, request_error_from_validation
 from planner.layout import plan
 from planner.layout.protocol import LayoutPlanRequest
-from planner.limits import Limits
+from planner.limits import MAX_NUMBER_DIGITS, Limits
+from planner.outputs import open_output
 
 _SPEC = re.compile(r"^\s*\[\s*(\d+(?:\s*,\s*\d+)*)\s*,?\s*\]\s*([A-Za-z][A-Za-z0-9_]*)\s*$")
 FRACTAL_ROWS = 16
+MAX_DRAWN_BLOCKS = 32  # per axis, in text and PNG alike; a larger tensor is drawn from its first fractals
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,7 +60,12 @@ def _parse_spec(spec: str) -> tuple[list[int], str]:
         raise RequestError(
             request_codes.INVALID_PARAMS, f'a tensor spec looks like "[64, 64] FP16", got {spec!r}'
         )
-    return [int(extent) for extent in match.group(1).split(",")], match.group(2).upper()
+    extents = [extent.strip() for extent in match.group(1).split(",")]
+    if any(len(extent) > MAX_NUMBER_DIGITS for extent in extents):  # before int(): Python's digit limit
+        raise RequestError(
+            request_codes.INVALID_PARAMS, f"a tensor spec's extents have at most {MAX_NUMBER_DIGITS} digits"
+        )
+    return [int(extent) for extent in extents], match.group(2).upper()
 
 
 def fractal_grid(spec: str) -> FractalGrid:
@@ -96,13 +103,19 @@ def render(grid: FractalGrid) -> str:
         header.append(
             f"batch b (of {grid.blocked[0]}) adds b * {grid.row_blocks * grid.col_blocks} to every index"
         )
-    columns = [f"cols {_span(c * grid.c0, grid.c0)}" for c in range(grid.col_blocks)]
-    row_labels = [f"rows {_span(r * FRACTAL_ROWS, FRACTAL_ROWS)}" for r in range(grid.row_blocks)]
+    rows, cols = min(grid.row_blocks, MAX_DRAWN_BLOCKS), min(grid.col_blocks, MAX_DRAWN_BLOCKS)
+    if (rows, cols) != (grid.row_blocks, grid.col_blocks):
+        header.append(
+            f"first {rows} x {cols} of {grid.row_blocks} x {grid.col_blocks} fractals shown "
+            f"(at most {MAX_DRAWN_BLOCKS} per axis)"
+        )
+    columns = [f"cols {_span(c * grid.c0, grid.c0)}" for c in range(cols)]
+    row_labels = [f"rows {_span(r * FRACTAL_ROWS, FRACTAL_ROWS)}" for r in range(rows)]
     label_width = max(len(label) for label in row_labels)
     width = max(len(column) for column in columns)
     lines = [" " * label_width + "".join(f"  {column:>{width}}" for column in columns)]
     for r, label in enumerate(row_labels):
-        cells = "".join(f"  {grid.fractal(r, c):>{width}}" for c in range(grid.col_blocks))
+        cells = "".join(f"  {grid.fractal(r, c):>{width}}" for c in range(cols))
         lines.append(f"{label:<{label_width}}{cells}")
     return "\n".join(header + lines) + "\n"
 
@@ -110,7 +123,6 @@ def render(grid: FractalGrid) -> str:
 # Four colours, alternating by row-block and column-block parity: fractals that touch (at an
 # edge or a corner) never share a colour.
 _FRACTAL_COLOURS = ("#8dd3c7", "#ffffb3", "#bebada", "#fdb462")
-MAX_DRAWN_BLOCKS = 32  # per axis; a larger tensor is drawn from its first fractals
 
 
 def fractal_colour(row_block: int, col_block: int) -> str:
@@ -191,9 +203,10 @@ def fractal_figure(grid: FractalGrid) -> Any:
     return figure
 
 
-def draw_png(grid: FractalGrid, path: Path) -> None:
-    """Write `fractal_figure(grid)` to a PNG."""
+def draw_png(grid: FractalGrid, path: Path, option: str = "--png") -> None:
+    """Write `fractal_figure(grid)` to a PNG, through the safe writer."""
     plt = extras.pyplot()
     figure = fractal_figure(grid)
-    figure.savefig(path, dpi=110)
+    with open_output(str(path), option) as out:
+        figure.savefig(out, dpi=110, format="png")
     plt.close(figure)

@@ -9,13 +9,14 @@ NZ layout: tensors and the ops reading or writing them, the refused op in red.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import networkx as nx
 
 from planner import extras, request_codes
 from planner.contract import JsonObject, RequestError
 from planner.explain.conflicts import Explained, Subject
+from planner.outputs import open_output, write_output
 
 _HIGHLIGHT = {"color": "red", "penwidth": "2.5", "fontcolor": "red"}
 
@@ -108,7 +109,7 @@ def to_dot(graph: Any) -> str:
 _COLUMN_BY_PREFIX = {"dfb": 0, "tensor": 0, "op": 1, "setting": 2, "unpack": 2}
 
 
-def _draw_png(graph: Any, path: Path) -> None:
+def _draw_png(graph: Any, out: BinaryIO) -> None:
     """Columns read left to right: buffers (or tensors), ops, the shared settings they constrain."""
     plt = extras.pyplot()
     for node in graph.nodes:
@@ -125,17 +126,18 @@ def _draw_png(graph: Any, path: Path) -> None:
     edge_labels = {(u, v): str(data.get("label", "")).split(":", 1)[0] for u, v, data in edges}
     nx.draw_networkx_edge_labels(graph, positions, edge_labels=edge_labels, font_size=7)
     plt.axis("off")
-    figure.savefig(path)
+    figure.savefig(out, format="png")
     plt.close(figure)
 
 
-def draw(found: Explained, path: Path) -> None:
-    """Write the conflict graph: `.dot` text or `.png` (by the file's extension)."""
+def draw(found: Explained, path: Path, option: str = "--graph") -> None:
+    """Write the conflict graph: `.dot` text or `.png` (by the file's extension), through the safe writer."""
     graph = conflict_graph(found)
     if path.suffix.lower() == ".png":
-        _draw_png(graph, path)
+        with open_output(str(path), option) as out:
+            _draw_png(graph, out)
     elif path.suffix.lower() == ".dot":
-        path.write_text(to_dot(graph), encoding="utf-8")
+        write_output(str(path), to_dot(graph), option)
     else:
         raise RequestError(
             request_codes.INVALID_PARAMS, f"--graph writes .dot or .png files, got {path.name!r}"

@@ -19,6 +19,7 @@ from planner.proofs.protocol import (
     ProofStatus,
     ReadingRecord,
 )
+from planner.request_codes import excerpt
 from planner.targets.ascend import ASCEND_DTYPES
 
 
@@ -26,8 +27,8 @@ def _check_dtype(name: str) -> str:
     if name not in ASCEND_DTYPES:
         raise PydanticCustomError(
             "unknown_dtype",
-            "unknown dtype {dtype!r}; expected one of {known}",
-            {"dtype": name, "known": ", ".join(sorted(ASCEND_DTYPES))},
+            "unknown dtype {dtype}; expected one of {known}",  # pydantic fills {name}, never {name!r}
+            {"dtype": repr(excerpt(name)), "known": ", ".join(sorted(ASCEND_DTYPES))},
         )
     return name
 

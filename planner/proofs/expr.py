@@ -13,11 +13,15 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal, TypeAlias
 
+from planner.contract import excerpt
+
 BinaryOperator: TypeAlias = Literal["+", "-", "*", "//", "%"]
 MinMax: TypeAlias = Literal["min", "max"]
 
 MAX_EXPRESSION_CHARS = 4096
 MAX_EXPRESSION_DEPTH = 64
+MAX_LITERAL_BITS = 256  # twice the widest binding; a wider literal could never fit, and printing
+# one of thousands of digits would hit Python's int-string limit
 _PARENTHESES_LIMIT = 200  # CPython's parser refuses deeper parentheses (which alone add no level)
 
 
@@ -79,7 +83,7 @@ def parse_expr(source: int | str | Expr) -> Expr:
     if isinstance(source, bool):
         raise ExpressionError(f"expected an int or an expression string, got {source!r}")
     if isinstance(source, int):
-        return Const(source)
+        return _literal(source, source)
     if isinstance(source, Const | Name | Neg | BinOp | MinMaxCall):
         return source
     if not isinstance(source, str):
@@ -99,17 +103,35 @@ def _parse_text(source: str) -> Expr:
     except SyntaxError as exc:
         if "too many nested parentheses" in str(exc):
             raise ExpressionTooDeep(source, f"the parser's {_PARENTHESES_LIMIT} parentheses") from None
-        raise ExpressionError(f"not an expression: {source!r}") from exc
+        raise ExpressionError(f"not an expression: {excerpt(source)!r}") from exc
     except ValueError as exc:
-        raise ExpressionError(f"not an expression: {source!r}") from exc
+        raise ExpressionError(f"not an expression: {excerpt(source)!r}") from exc
     return _convert(tree.body, source, 0)
+
+
+def _shown(node: ast.expr) -> str:
+    """A node as an error quotes it (a literal of thousands of digits cannot even be printed)."""
+    try:
+        return excerpt(ast.unparse(node))
+    except ValueError:
+        return type(node).__name__
+
+
+def _literal(value: int, source: int | str) -> Const:
+    """An int literal, refused by its width (never by converting it to digits)."""
+    if value.bit_length() > MAX_LITERAL_BITS:
+        where = "" if isinstance(source, int) else f" in {excerpt(source)!r}"
+        raise ExpressionError(
+            f"an int literal wider than {MAX_LITERAL_BITS} bits{where}: no binding width holds it"
+        )
+    return Const(value)
 
 
 def _convert(node: ast.expr, source: str, depth: int) -> Expr:
     if depth > MAX_EXPRESSION_DEPTH:
         raise ExpressionTooDeep(source)
     if isinstance(node, ast.Constant) and type(node.value) is int:
-        return Const(node.value)
+        return _literal(node.value, source)
     if isinstance(node, ast.Name):
         return Name(node.id)
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
@@ -134,7 +156,7 @@ def _convert(node: ast.expr, source: str, depth: int) -> Expr:
         left, right = (_convert(arg, source, depth + 1) for arg in node.args)
         return MinMaxCall(fn, left, right)
     raise ExpressionError(
-        f"unsupported syntax {ast.unparse(node)!r} in {source!r}: expected int literals, names, "
+        f"unsupported syntax {_shown(node)!r} in {excerpt(source)!r}: expected int literals, names, "
         "+ - * // %, unary minus, min(a, b) or max(a, b)"
     )
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Annotated, Literal, TypeAlias
 
-from pydantic import AfterValidator, Field
+from pydantic import AfterValidator, Field, ValidationInfo, field_validator
 from pydantic_core import PydanticCustomError
 
 from planner.contract import ContractModel
-from planner.proofs.expr import ExpressionError, ExpressionTooDeep, parse_expr
+from planner.proofs.expr import Const, ExpressionError, ExpressionTooDeep, parse_expr
 
 
 def _check_expression(value: int | str) -> int | str:
@@ -22,6 +22,30 @@ def _check_expression(value: int | str) -> int | str:
 
 
 Expression: TypeAlias = Annotated[int | str, AfterValidator(_check_expression)]
+
+
+def _literal_value(value: object) -> int | None:
+    """The value of an expression that is a literal (`-1` included); None for anything else."""
+    if not isinstance(value, int | str):
+        return None
+    parsed = parse_expr(value)
+    return parsed.value if isinstance(parsed, Const) else None
+
+
+def _fate(step: int, start: int | None, stop: int | None) -> str:
+    """What a loop with this non-positive step does, as `range(start, stop, step)` would run it."""
+    ascending = None if start is None or stop is None else start < stop
+    if step == 0:
+        if ascending is None:
+            return "with step 0 the loop never ends (start < stop) or never runs"
+        return "with step 0 this loop never ends" if ascending else "with step 0 this loop never runs"
+    if ascending is None or start == stop:
+        return "a negative step runs no iteration unless start > stop; bind the values in ascending order"
+    if ascending:
+        return "with a negative step and start < stop this loop never runs"
+    return "this loop counts down; bind the same values in ascending order (start = the last value)"
+
+
 """An int or Python expression text over names, `+ - * // %`, `min`, `max` (floor semantics)."""
 
 Identifier: TypeAlias = Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$", max_length=256)]
@@ -59,6 +83,21 @@ class ForBinding(_BindingBase):
     start: Expression
     stop: Expression
     step: Expression = 1
+
+    @field_validator("step")
+    @classmethod
+    def _positive_step(cls, step: int | str, info: ValidationInfo) -> int | str:
+        """A literal step <= 0 is a bad request: said as what the loop would do (a symbolic step is
+        read as `step > 0` where it matters, and as any value where it does not)."""
+        value = _literal_value(step)
+        if value is None or value > 0:
+            return step
+        start, stop = (_literal_value(info.data.get(bound)) for bound in ("start", "stop"))
+        raise PydanticCustomError(
+            "bad_step",
+            "step {step} must be positive: {fate}",
+            {"step": value, "fate": _fate(value, start, stop)},
+        )
 
 
 class SpmdBinding(_BindingBase):

@@ -3,23 +3,27 @@
 A packed `.npy` holds the blocked array. In a `.safetensors` file each packed tensor gets
 its blocked shape, keeps its dtype, and the file's metadata records its logical shape under
 `nz.logical_shape.<name>`, so `unpack` needs no `--shape` and a tensor is never packed twice.
-The output is written beside its final path and renamed into place, and it may never be the
-input: a failed or mistaken run leaves the input as it was.
+The output goes through `planner.outputs` (beside its final path, renamed into place), and it may
+never be the input: a failed or mistaken run leaves the input as it was.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from tokenize import TokenError
+from typing import Any, BinaryIO
 
 import numpy as np
 
 from planner import request_codes
 from planner.contract import RequestError
 from planner.layout.host import NzGeometry, dtype_name, nz_geometry, pack, unpack
+from planner.limits import MAX_NUMBER_DIGITS
+from planner.outputs import check_output, open_output
 from planner.targets.ascend import ASCEND_DTYPES
 from planner.weights import safetensors as st
 
@@ -30,7 +34,11 @@ PYPTO_DTYPE = {
     "I32": "INT32", "U32": "UINT32", "F32": "FP32", "I64": "INT64", "U64": "UINT64",
 }  # fmt: skip
 SHAPE_KEY = "nz.logical_shape."
+OUTPUT_OPTION = "-o"
 _NPY_MAGIC = b"\x93NUMPY"
+_NPY_HEADER_LIMIT = 65536  # numpy itself reads headers of at most 10,000 bytes unless told otherwise
+_LONG_NUMBER = re.compile(rf"\d{{{MAX_NUMBER_DIGITS + 1}}}")
+_BRACKETS = re.compile(r"[][(){}]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,16 +63,15 @@ def parse_shape(text: str) -> tuple[int, ...]:
         shape = ()
     if not shape or any(extent < 0 for extent in shape):
         raise RequestError(
-            request_codes.INVALID_PARAMS, f"--shape expects extents like 4096,4096, got {text!r}"
+            request_codes.INVALID_PARAMS,
+            f"--shape expects extents like 4096,4096, got {request_codes.excerpt(text)!r}",
         )
     return shape
 
 
 def _distinct(source: Path, target: Path) -> None:
-    if source.resolve() == target.resolve():
-        raise RequestError(
-            request_codes.INVALID_PARAMS, f"the output {target} is the input; name another file with -o"
-        )
+    """The output is neither the input (by path, or device and inode) nor in a missing directory."""
+    check_output(str(target), [str(source)], OUTPUT_OPTION)
 
 
 def pack_npy(source: Path, target: Path, dtype: str) -> list[Packed]:
@@ -87,16 +94,43 @@ def _load_npy(path: Path) -> np.ndarray[Any, Any]:
         with path.open("rb") as stream:
             if stream.read(len(_NPY_MAGIC)) != _NPY_MAGIC:
                 raise RequestError(request_codes.BAD_INPUT, f"{path} is not an .npy file (no .npy header)")
+            _check_npy_header(path, stream)
             stream.seek(0)
             return np.lib.format.read_array(stream, allow_pickle=False)
     except OSError as exc:
         raise RequestError(request_codes.UNREADABLE, f"cannot read {path}: {exc.strerror or exc}") from None
-    except (ValueError, EOFError) as exc:
-        raise RequestError(request_codes.BAD_INPUT, f"{path} is not a readable .npy array ({exc})") from None
+    except (ValueError, EOFError, SyntaxError, TokenError) as exc:
+        raise _not_npy(path, str(exc)) from None
+
+
+def _not_npy(path: Path, why: str) -> RequestError:
+    return RequestError(
+        request_codes.BAD_INPUT, f"{path} is not a readable .npy array ({request_codes.excerpt(why)})"
+    )
+
+
+def _check_npy_header(path: Path, stream: BinaryIO) -> None:
+    """Refuse a header numpy's reader would choke on: a number too long to convert, unbalanced brackets.
+
+    Read after the magic: a version, the header's length (2 bytes in version 1, else 4), the header.
+    """
+    version = stream.read(2)
+    width = 2 if version[:1] == b"\x01" else 4
+    length = int.from_bytes(stream.read(width), "little")
+    header = stream.read(min(length, _NPY_HEADER_LIMIT)).decode("latin-1")
+    if _LONG_NUMBER.search(header) is not None:
+        raise _not_npy(path, f"its header holds a number longer than {MAX_NUMBER_DIGITS} digits")
+    depth = 0
+    for bracket in _BRACKETS.findall(header):
+        depth += 1 if bracket in "([{" else -1
+        if depth < 0:
+            break
+    if depth != 0:
+        raise _not_npy(path, "its header's brackets do not balance")
 
 
 def _save_npy(path: Path, array: np.ndarray[Any, Any]) -> None:
-    with st.atomic_output(path) as out:
+    with open_output(str(path), OUTPUT_OPTION) as out:
         np.save(out, array, allow_pickle=False)
 
 
@@ -111,13 +145,14 @@ def pack_safetensors(source: Path, target: Path, names: Sequence[str], dtype: st
         entry = header.entry(name)
         if SHAPE_KEY + name in metadata:
             raise RequestError(
-                request_codes.INVALID_PARAMS, f"tensor {name!r} is already NZ packed (see its metadata)"
+                request_codes.INVALID_PARAMS,
+                f"tensor {request_codes.excerpt(name)!r} is already NZ packed (see its metadata)",
             )
         geometry = nz_geometry(entry.shape, _element_dtype(entry, dtype), name)
         changes[name] = st.Change(geometry.blocked, _packer(geometry, name))
         metadata[SHAPE_KEY + name] = json.dumps(list(entry.shape))
         done.append(Packed(name, geometry))
-    st.rewrite(source, target, header, changes, metadata)
+    st.rewrite(source, target, header, changes, metadata, OUTPUT_OPTION)
     return done
 
 
@@ -142,7 +177,7 @@ def unpack_safetensors(
         geometry = nz_geometry(logical, _element_dtype(entry, dtype), name)
         changes[name] = st.Change(geometry.logical, _unpacker(geometry, entry.shape, name))
         done.append(Packed(name, geometry))
-    st.rewrite(source, target, header, changes, metadata)
+    st.rewrite(source, target, header, changes, metadata, OUTPUT_OPTION)
     return done
 
 
@@ -150,7 +185,7 @@ def _recorded_shape(name: str, recorded: str | None) -> tuple[int, ...]:
     if recorded is None:
         raise RequestError(
             request_codes.INVALID_PARAMS,
-            f"tensor {name!r} has no recorded logical shape; give it with --shape R,C",
+            f"tensor {request_codes.excerpt(name)!r} has no recorded logical shape; give it with --shape R,C",
         )
     return parse_shape(recorded)
 
@@ -158,18 +193,19 @@ def _recorded_shape(name: str, recorded: str | None) -> tuple[int, ...]:
 def _element_dtype(entry: st.TensorEntry, dtype: str | None) -> str:
     """The PyPTO dtype to pack `entry` as: `dtype` if given (same element width), else the file's own."""
     width = st.ELEMENT_BYTES.get(entry.dtype)
+    tensor = f"tensor {request_codes.excerpt(entry.name)!r} is {request_codes.excerpt(entry.dtype)}"
     if dtype is None:
         if entry.dtype not in PYPTO_DTYPE:
             raise RequestError(
                 request_codes.INVALID_PARAMS,
-                f"tensor {entry.name!r} is {entry.dtype}; name its PyPTO dtype with --dtype",
+                f"{tensor}; name its PyPTO dtype with --dtype",
             )
         return PYPTO_DTYPE[entry.dtype]
     name = dtype_name(dtype)
     if width is None or ASCEND_DTYPES[name].bits != 8 * width:
         raise RequestError(
             request_codes.INVALID_PARAMS,
-            f"tensor {entry.name!r} is {entry.dtype} ({width or '?'}-byte elements); --dtype {name} has "
+            f"{tensor} ({width or '?'}-byte elements); --dtype {name} has "
             f"{ASCEND_DTYPES[name].bits}-bit elements",
         )
     return name

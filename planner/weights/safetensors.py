@@ -10,10 +10,7 @@ never heard of are copied bit for bit.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from math import prod
 from pathlib import Path
@@ -21,6 +18,8 @@ from typing import Any, BinaryIO
 
 from planner import request_codes
 from planner.contract import RequestError
+from planner.limits import bounded_int
+from planner.outputs import open_output
 
 METADATA = "__metadata__"
 _LENGTH_BYTES = 8
@@ -64,8 +63,14 @@ class Header:
                 return tensor
         known = ", ".join(tensor.name for tensor in self.tensors) or "none"
         raise RequestError(
-            request_codes.INVALID_PARAMS, f"no tensor named {name!r} in the file (tensors: {known})"
+            request_codes.INVALID_PARAMS,
+            f"no tensor named {_quoted(name)} in the file (tensors: {request_codes.excerpt(known)})",
         )
+
+
+def _quoted(name: str) -> str:
+    """A tensor name as an error quotes it: at most `ECHO_LIMIT` characters of it."""
+    return repr(request_codes.excerpt(name))
 
 
 def _corrupt(path: Path, why: str) -> RequestError:
@@ -80,11 +85,13 @@ def read_header(path: Path) -> Header:
             length = int.from_bytes(stream.read(_LENGTH_BYTES), "little")
             if size < _LENGTH_BYTES or length > min(_MAX_HEADER_BYTES, size - _LENGTH_BYTES):
                 raise _corrupt(path, f"the header length {length} does not fit the file ({size} bytes)")
-            document = json.loads(stream.read(length).decode("utf-8"))
+            document = json.loads(stream.read(length).decode("utf-8"), parse_int=bounded_int)
     except OSError as exc:
         raise RequestError(request_codes.UNREADABLE, f"cannot read {path}: {exc.strerror or exc}") from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise _corrupt(path, f"the header is not JSON ({exc})") from None
+    except RecursionError:
+        raise _corrupt(path, "the header nests deeper than the JSON reader's recursion limit") from None
+    except ValueError as exc:  # not UTF-8, not JSON, or a number past the digit limit
+        raise _corrupt(path, f"the header is not JSON ({request_codes.excerpt(str(exc))})") from None
     if not isinstance(document, dict):
         raise _corrupt(path, "the header is not a JSON object")
     metadata = document.pop(METADATA, None) or {}
@@ -108,11 +115,15 @@ def _entry(path: Path, name: str, value: Any) -> TensorEntry:
         or not all(isinstance(offset, int) for offset in offsets)
         or not 0 <= offsets[0] <= offsets[1]
     ):
-        raise _corrupt(path, f"tensor {name!r} needs a dtype, a shape and data_offsets [begin, end]")
+        raise _corrupt(path, f"tensor {_quoted(name)} needs a dtype, a shape and data_offsets [begin, end]")
     entry = TensorEntry(name, dtype, tuple(shape), offsets[0], offsets[1])
     width = ELEMENT_BYTES.get(dtype)
     if width is not None and prod(entry.shape) * width != entry.end - entry.begin:
-        raise _corrupt(path, f"tensor {name!r} has {entry.end - entry.begin} bytes for {list(shape)} {dtype}")
+        raise _corrupt(
+            path,
+            f"tensor {_quoted(name)} has {entry.end - entry.begin} bytes for "
+            f"{request_codes.excerpt(str(list(shape)))} {request_codes.excerpt(dtype)}",
+        )
     return entry
 
 
@@ -120,7 +131,9 @@ def _check_tiling(path: Path, entries: list[TensorEntry], data_bytes: int) -> No
     position = 0
     for entry in entries:
         if entry.begin != position:
-            raise _corrupt(path, f"tensor {entry.name!r} starts at byte {entry.begin}, expected {position}")
+            raise _corrupt(
+                path, f"tensor {_quoted(entry.name)} starts at byte {entry.begin}, expected {position}"
+            )
         position = entry.end
     if position != data_bytes:
         raise _corrupt(path, f"the tensors cover {position} data bytes, the file holds {data_bytes}")
@@ -144,7 +157,12 @@ class Change:
 
 
 def rewrite(
-    source: Path, target: Path, header: Header, changes: dict[str, Change], metadata: dict[str, str]
+    source: Path,
+    target: Path,
+    header: Header,
+    changes: dict[str, Change],
+    metadata: dict[str, str],
+    option: str,
 ) -> None:
     """Write `source` to `target` with the named tensors' shapes and bytes changed, one tensor at a time.
 
@@ -154,7 +172,7 @@ def rewrite(
         replace(entry, shape=changes[entry.name].shape) if entry.name in changes else entry
         for entry in header.tensors
     )
-    with atomic_output(target) as out, source.open("rb") as stream:
+    with source.open("rb") as stream, open_output(str(target), option) as out:
         out.write(encode_header(entries, metadata))
         for entry in header.tensors:
             stream.seek(header.data_start + entry.begin)
@@ -174,16 +192,3 @@ def _copy_bytes(stream: BinaryIO, out: BinaryIO, count: int) -> None:
             raise RequestError(request_codes.BAD_INPUT, f"{stream.name} ended early")
         out.write(chunk)
         count -= len(chunk)
-
-
-@contextmanager
-def atomic_output(target: Path) -> Iterator[BinaryIO]:
-    """A temporary file beside `target`, renamed onto it only once written in full."""
-    handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "wb") as out:
-            yield out
-        os.replace(temporary, target)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
