@@ -62,7 +62,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
             )
         from planner.service.workers import WorkerPool
 
-        with WorkerPool(args.workers if args.http is not None else 1, inline=args.http is None) as pool:
+        size = args.workers if args.http is not None else 1
+        with WorkerPool(size, inline=args.http is None, max_memory=args.max_memory) as pool:
             if args.http is not None:
                 serve_http(address, bounds, pool.run, settings, sys.stderr)
             else:

@@ -11,7 +11,8 @@ when its negation is unsatisfiable under every reading the division semantics ad
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal, TypeAlias
@@ -119,7 +120,8 @@ class Prover:
         """Decide `goal` for the executed value of `expr` under every admissible assignment and reading."""
         key = self._key(expr, goal, factor, division)
         if key not in self._cache:
-            self._cache[key] = self._decide(*key)
+            with _out_of_memory_as_memory_error():
+                self._cache[key] = self._decide(*key)
         return self._cache[key]
 
     def check_window(
@@ -132,7 +134,8 @@ class Prover:
         """Decide `offset + extent <= bound` (exact, no wrap) for every admissible assignment and reading."""
         key: WindowKey = (self._tree(offset), self._tree(extent), bound, _division(division))
         if key not in self._cache:
-            self._cache[key] = self._decide_window(*key)
+            with _out_of_memory_as_memory_error():
+                self._cache[key] = self._decide_window(*key)
         return self._cache[key]
 
     def _tree(self, expr: Expr | int | str) -> Expr:
@@ -286,6 +289,18 @@ class Prover:
         if division not in self._vacuous:
             self._vacuous[division] = self._timed_check(self._encoder.division_is(division)) == z3.unsat
         return self._vacuous[division]
+
+
+@contextmanager
+def _out_of_memory_as_memory_error() -> Iterator[None]:
+    """Z3 reports an allocation refused under the process's memory cap as its own exception; every
+    face answers a `MemoryError` as `request.too_large`."""
+    try:
+        yield
+    except z3.Z3Exception as exc:
+        if "memory" not in str(exc):
+            raise
+        raise MemoryError(f"the solver ran out of memory ({exc})") from None
 
 
 def _division(division: str) -> DivisionSemantics:

@@ -27,6 +27,7 @@ from typing import Any
 
 from planner import request_codes
 from planner.contract import JsonObject, RequestError
+from planner.limits import memory_capped
 from planner.service.bounded import CONSTANT_TIME, bounded, preload
 from planner.service.methods import METHODS, answer
 
@@ -43,9 +44,17 @@ def _preloaded_modules() -> list[str]:
     return sorted({__name__} | {part.partition(":")[0] for part in parts})
 
 
-def _serve(connection: Connection) -> None:
-    """A worker's loop: `(method, params, deadline)` in, `(ok, answer)` out, until the pipe closes."""
+def _serve(connection: Connection, max_memory: int | None) -> None:
+    """A worker's loop: `(method, params, deadline)` in, `(ok, answer)` out, until the pipe closes.
+
+    Its address space is capped at `max_memory`: a request that needs more is `request.too_large`.
+    """
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C stops the service, which stops its workers
+    with memory_capped(max_memory):
+        _answer_all(connection)
+
+
+def _answer_all(connection: Connection) -> None:
     while True:
         try:
             method, params, deadline = connection.recv()
@@ -74,15 +83,16 @@ def _error(payload: dict[str, Any]) -> RequestError:
 class Worker:
     """One worker process and the pipe to it; replaced whole when it overruns or dies."""
 
-    def __init__(self, context: ForkServerContext) -> None:
+    def __init__(self, context: ForkServerContext, max_memory: int | None) -> None:
         self._context = context
+        self._max_memory = max_memory
         self._process: BaseProcess
         self._connection: Connection
         self._start()
 
     def _start(self) -> None:
         ours, theirs = self._context.Pipe()
-        self._process = self._context.Process(target=_serve, args=(theirs,), daemon=True)
+        self._process = self._context.Process(target=_serve, args=(theirs, self._max_memory), daemon=True)
         self._process.start()
         theirs.close()
         self._connection = ours
@@ -133,7 +143,7 @@ class WorkerPool:
     dispatch threads never contend for the interpreter lock).
     """
 
-    def __init__(self, size: int, *, inline: bool = False) -> None:
+    def __init__(self, size: int, *, inline: bool = False, max_memory: int | None = None) -> None:
         self._inline = inline
         if inline:
             preload()
@@ -141,7 +151,7 @@ class WorkerPool:
         context.set_forkserver_preload(_preloaded_modules())
         self._idle: queue.Queue[Worker] = queue.Queue()
         for _ in range(max(size, 1)):
-            self._idle.put(Worker(context))
+            self._idle.put(Worker(context, max_memory))
 
     def run(self, method: object, params: object, deadline: float | None) -> JsonObject | RequestError:
         """Answer on the first idle worker; waiting for one counts against the deadline."""

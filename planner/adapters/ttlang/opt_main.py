@@ -8,14 +8,16 @@ An upstream lit test runs with `planner-opt` in place of `ttlang-opt`:
 
 MLIR's single-dash spellings of the long options are accepted. Output is canonical MLIR
 (`printing`); diagnostics go to stderr as `file:line:col: error: ...`, each chunk of a split
-file on its own (a refused chunk prints nothing). Exit status: 0 success (with
-`--verify-diagnostics`: every expected diagnostic and no other), 1 a refusal or a
-mismatch, 2 a bad command line or unreadable input.
+file on its own (a refused chunk prints nothing). `-o` is never an input and is written only
+by a run that succeeded. Exit status: 0 success (with `--verify-diagnostics`: every expected
+diagnostic and no other), 1 a refusal or a mismatch, 2 a bad command line, unreadable input,
+an unwritable output or a run past `--timeout` (typed `request.*` errors).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import sys
 from collections.abc import Sequence
@@ -23,6 +25,7 @@ from collections.abc import Sequence
 from xdsl.utils.exceptions import ArgSpecParseError
 from xdsl.xdsl_opt_main import xDSLOptMain
 
+from planner import request_codes
 from planner.adapters.outcome import AdapterInputError
 from planner.adapters.ttlang.configure import (
     KernelConfigRefused,
@@ -35,6 +38,10 @@ from planner.adapters.ttlang.diagnostics import Diagnostic
 from planner.adapters.ttlang.expected import expected_diagnostics, verify
 from planner.adapters.ttlang.printing import canonical_text
 from planner.adapters.ttlang.source import TTLANG_DIALECTS, Chunk, parse_chunk, split_chunks
+from planner.budget import WATCHDOG_GRACE, watchdog
+from planner.contract import RequestError
+from planner.limits import DEFAULT_MAX_MEMORY, memory_capped
+from planner.outputs import check_output, write_output
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 _MLIR_LONG_OPTIONS = ("split-input-file", "verify-diagnostics", "pass-pipeline", "allow-unregistered-dialect")
@@ -78,6 +85,19 @@ class PlannerOptMain(xDSLOptMain):
             default="",
             help="MLIR's pipeline: 'builtin.module(func.func(ttl-set-compute-kernel-config{...}))'",
         )
+        arg_parser.add_argument(
+            "--timeout",
+            type=float,
+            default=10.0,
+            help="seconds for the whole run, reading included; 0 = unlimited",
+        )
+        arg_parser.add_argument(
+            "--max-memory",
+            type=int,
+            default=DEFAULT_MAX_MEMORY,
+            metavar="BYTES",
+            help="address space; 0 = unlimited",
+        )
 
     def setup_pipeline(self) -> None:
         if self.args.pass_pipeline:
@@ -103,8 +123,14 @@ class PlannerOptMain(xDSLOptMain):
         return session.diagnostics, canonical_text(parsed.module)
 
     def run_tool(self) -> int:
-        """Read, run the pipeline on every chunk, print; the exit status."""
+        """Read, run the pipeline on every chunk, print; the exit status.
+
+        `-o` is checked before anything is read (never an input, stdin's file included) and written
+        only when the run succeeded, so a refused or unparsable input leaves it as it was.
+        """
         filename = self.args.input_file or "<stdin>"
+        if self.args.output_file is not None:
+            check_output(self.args.output_file, [self.args.input_file or "-"], "-o")
         stream, _ = self.get_input_stream()
         raw = stream.read()
         try:
@@ -124,14 +150,26 @@ class PlannerOptMain(xDSLOptMain):
             if output is not None:
                 outputs.append(output)
         printed = SPLIT_SEPARATOR.join(outputs)
+        failed = any(item.severity == "error" for item in reported)
         if self.args.output_file is None:
             sys.stdout.write(printed)
-        else:
-            with open(self.args.output_file, "w", encoding="utf-8") as sink:
-                sink.write(printed)
+        elif not failed:
+            write_output(self.args.output_file, printed, "-o")
         for item in reported:
             sys.stderr.write(item.render(filename) + "\n")
-        return EXIT_FAILED if any(item.severity == "error" for item in reported) else EXIT_OK
+        return EXIT_FAILED if failed else EXIT_OK
+
+
+def _expire() -> None:
+    """The watchdog's answer past `--timeout`: the typed timeout, exit 2 (the run may be mid-step)."""
+    _report(request_codes.timed_out())
+    sys.stdout.flush()
+    os._exit(EXIT_USAGE)
+
+
+def _report(error: RequestError) -> int:
+    sys.stderr.write(f"planner-opt: error: [{error.code}] {error.message}\n")
+    return EXIT_USAGE
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -140,4 +178,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (ValueError, TypeError, ArgSpecParseError) as error:
         sys.stderr.write(f"planner-opt: error: {error}\n")
         return EXIT_USAGE
-    return tool.run_tool()
+    timeout = tool.args.timeout if tool.args.timeout > 0 else None
+    try:
+        with memory_capped(tool.args.max_memory), watchdog(timeout and timeout + WATCHDOG_GRACE, _expire):
+            return tool.run_tool()
+    except Exception as exc:
+        return _report(request_codes.to_request_error(exc))
