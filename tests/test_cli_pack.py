@@ -180,7 +180,7 @@ def test_corrupt_safetensors_are_bad_input_and_write_nothing(
 @pytest.mark.parametrize(
     ("argv", "code_text"),
     [
-        (["pack", "{w}", "--dtype", "INT8", "-o", "{w}"], "[request.invalid_params] the output"),
+        (["pack", "{w}", "--dtype", "INT8", "-o", "{w}"], "[request.output_is_input] -o"),
         (["pack", "{w}", "--dtype", "NOPE", "-o", "{o}"], "[request.unknown_dtype]"),
         (["pack", "{w}", "--dtype", "FP16", "-o", "{o}"], "[request.invalid] w.npy holds int8 elements"),
         (["pack", "{w}", "-o", "{o}"], "[request.invalid_params] name the PyPTO dtype with --dtype"),

@@ -126,8 +126,16 @@ class Worker:
         try:
             ok, payload = self._connection.recv()
         except (EOFError, OSError):
+            self._process.join(timeout=1)
             code = self._process.exitcode
             self.replace()
+            if self._max_memory and code == -signal.SIGABRT:
+                # A solver's allocation refused under the cap can end in C++'s terminate (abort),
+                # beyond the reach of its MemoryError.
+                return RequestError(
+                    request_codes.TOO_LARGE,
+                    f"the request needs more than the {self._max_memory}-byte cap (--max-memory); split it",
+                )
             return request_codes.internal_fault(RuntimeError(f"the worker process ended (exit code {code})"))
         if _resident_bytes(self._process.pid) - self._started_bytes > RECYCLE_GROWTH:
             self.replace()

@@ -130,8 +130,12 @@ def _check_npy_header(path: Path, stream: BinaryIO) -> None:
 
 
 def _save_npy(path: Path, array: np.ndarray[Any, Any]) -> None:
+    """`np.save`'s bytes, written in one pass, so a FIFO or a device can take them too (numpy asks
+    a real file for its position)."""
+    contiguous = np.ascontiguousarray(array)
     with open_output(str(path), OUTPUT_OPTION) as out:
-        np.save(out, array, allow_pickle=False)
+        np.lib.format.write_array_header_1_0(out, np.lib.format.header_data_from_array_1_0(contiguous))
+        out.write(contiguous.data)
 
 
 def pack_safetensors(source: Path, target: Path, names: Sequence[str], dtype: str | None) -> list[Packed]:
