@@ -264,3 +264,18 @@ def test_every_command_answers_hostile_input_with_an_exit_code_and_a_typed_line(
     elif exit_code == 2:
         assert re.search(r"error: \[[a-z_.]+\]", err), err
     assert all(len(line) < 30 * ECHO_LIMIT for line in err.splitlines())
+
+
+def test_a_5000_digit_mlir_constant_is_a_parse_error_at_its_position(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    kernel = tmp_path / "k.mlir"
+    kernel.write_text(
+        "func.func @f() {\n  %c = arith.constant " + "9" * 5000 + " : index\n  func.return\n}\n"
+    )
+    assert main(["plan", str(kernel)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"{kernel}:2:23: error: [adapter.parse_error] ")
+    assert "a number longer than 100 digits" in err
+    assert opt_main([str(kernel), "-p", "ttl-set-compute-kernel-config"]) == 1
+    assert "a number longer than 100 digits" in capsys.readouterr().err

@@ -37,6 +37,7 @@ from planner.adapters.ttlang.raw_body import raw_attr
 from planner.adapters.ttlang.ttcore_dialect import TTCore
 from planner.adapters.ttlang.ttl_dialect import TTL
 from planner.adapters.ttlang.ttl_unknown import unknown_ttl_op
+from planner.limits import MAX_NUMBER_DIGITS
 
 SPLIT_MARKER = re.compile(r"^// -----.*$", re.MULTILINE)
 _RESULTS = re.compile(r"(%[\w$.\-]+)(?::\d+)?\s*(,|=)")
@@ -293,6 +294,10 @@ def split_chunks(text: str) -> tuple[list[Chunk], list[str]]:
     return chunks, separators
 
 
+# A decimal run that starts a token (inside a hex blob a run follows `x` or a letter).
+_LONG_DECIMAL = re.compile(rf"(?<![\w.])\d{{{MAX_NUMBER_DIGITS + 1}}}")
+
+
 def _parse_error(chunk: Chunk, filename: str, offset: int, message: str) -> AdapterInputError:
     line, column = chunk.line_col(offset)
     return AdapterInputError(PARSE_ERROR, f"{filename}:{line}:{column}: {message}", line, column)
@@ -312,6 +317,11 @@ def parse_chunk(chunk: Chunk, filename: str) -> ParsedChunk:
     deep = too_deep_at(text, NESTING_LIMIT)
     if deep is not None:
         raise _parse_error(chunk, filename, deep, f"brackets nest deeper than {NESTING_LIMIT} levels")
+    long_number = _LONG_DECIMAL.search(text)  # refused before the lexer's int() meets Python's limit
+    if long_number is not None:
+        raise _parse_error(
+            chunk, filename, long_number.start(), f"a number longer than {MAX_NUMBER_DIGITS} digits"
+        )
     try:
         parser = SiteRecordingParser(text, filename)
     except ParseError as error:  # the first token does not lex
