@@ -11,13 +11,13 @@ import stat
 import subprocess
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from planner.adapters.ttlang.opt_main import main as opt_main
-from planner.cli import main
 from planner.contract import RequestError
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
@@ -32,10 +32,7 @@ PLANNER_OPT = [
 ]
 
 
-def run_main(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
+RunCli = Callable[..., tuple[int, str, str]]
 
 
 @pytest.fixture
@@ -45,9 +42,9 @@ def weights(tmp_path: Path) -> Path:
     return path
 
 
-def _packed_bytes(tmp_path: Path, weights: Path, capsys: pytest.CaptureFixture[str]) -> bytes:
+def _packed_bytes(tmp_path: Path, weights: Path, run_cli: RunCli) -> bytes:
     reference = tmp_path / "reference.npy"
-    assert run_main(capsys, "layout", "pack", str(weights), "--dtype", "INT8", "-o", str(reference))[0] == 0
+    assert run_cli("layout", "pack", str(weights), "--dtype", "INT8", "-o", str(reference))[0] == 0
     return reference.read_bytes()
 
 
@@ -67,16 +64,14 @@ def test_plan_from_stdin_refuses_a_report_onto_the_file_stdin_reads(tmp_path: Pa
     assert source.read_bytes() == PYPTO.read_bytes()
 
 
-def test_pack_onto_a_fifo_writes_through_it(
-    tmp_path: Path, weights: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    expected = _packed_bytes(tmp_path, weights, capsys)
+def test_pack_onto_a_fifo_writes_through_it(tmp_path: Path, weights: Path, run_cli: RunCli) -> None:
+    expected = _packed_bytes(tmp_path, weights, run_cli)
     fifo = tmp_path / "out.npy"
     os.mkfifo(fifo)
     received: list[bytes] = []
     reader = threading.Thread(target=lambda: received.append(fifo.read_bytes()), daemon=True)
     reader.start()
-    exit_code, _, err = run_main(capsys, "layout", "pack", str(weights), "--dtype", "INT8", "-o", str(fifo))
+    exit_code, _, err = run_cli("layout", "pack", str(weights), "--dtype", "INT8", "-o", str(fifo))
     reader.join(timeout=30)
     assert (exit_code, err) == (0, "")
     assert stat.S_ISFIFO(os.lstat(fifo).st_mode)  # never replaced by a regular file
@@ -84,29 +79,29 @@ def test_pack_onto_a_fifo_writes_through_it(
 
 
 def test_pack_onto_a_symlink_writes_its_target_and_keeps_the_link(
-    tmp_path: Path, weights: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, weights: Path, run_cli: RunCli
 ) -> None:
-    expected = _packed_bytes(tmp_path, weights, capsys)
+    expected = _packed_bytes(tmp_path, weights, run_cli)
     real = tmp_path / "real.npy"
     real.write_bytes(b"old")
     link = tmp_path / "link.npy"
     link.symlink_to(real.name)
-    assert run_main(capsys, "layout", "pack", str(weights), "--dtype", "INT8", "-o", str(link))[0] == 0
+    assert run_cli("layout", "pack", str(weights), "--dtype", "INT8", "-o", str(link))[0] == 0
     assert link.is_symlink() and os.readlink(link) == real.name
     assert real.read_bytes() == expected
 
 
 def test_a_new_output_gets_0666_less_the_umask_and_an_old_one_keeps_its_mode(
-    tmp_path: Path, weights: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, weights: Path, run_cli: RunCli
 ) -> None:
     previous = os.umask(0o027)
     try:
         fresh = tmp_path / "fresh.npy"
-        assert run_main(capsys, "layout", "pack", str(weights), "--dtype", "INT8", "-o", str(fresh))[0] == 0
+        assert run_cli("layout", "pack", str(weights), "--dtype", "INT8", "-o", str(fresh))[0] == 0
         kept = tmp_path / "kept.py"
         kept.write_text("old\n")
         kept.chmod(0o604)
-        assert run_main(capsys, "plan", str(PYPTO), "-o", str(kept))[0] == 0
+        assert run_cli("plan", str(PYPTO), "-o", str(kept))[0] == 0
     finally:
         os.umask(previous)
     assert stat.S_IMODE(fresh.stat().st_mode) == 0o640
@@ -178,10 +173,10 @@ def test_planner_opt_refuses_an_output_onto_the_file_stdin_reads(tmp_path: Path)
     ],
 )
 def test_an_output_that_cannot_be_written_is_request_unwritable(
-    tmp_path: Path, weights: Path, capsys: pytest.CaptureFixture[str], argv: list[str]
+    tmp_path: Path, weights: Path, run_cli: RunCli, argv: list[str]
 ) -> None:
     filled = [arg.format(weights=weights, missing=tmp_path / "missing", dir=tmp_path) for arg in argv]
-    exit_code, _, err = run_main(capsys, *filled)
+    exit_code, _, err = run_cli(*filled)
     assert exit_code == 2
     assert err.startswith("planner: error: [request.unwritable] ")
     assert not (tmp_path / "missing").exists()
