@@ -127,6 +127,17 @@ def pretty_json(value: Any) -> str:
 DEFAULT_MAX_MEMORY = 1024 * 1024 * 1024  # bytes of address space a command or a service worker may hold
 
 
+def _address_space_bytes() -> int:
+    """This process's mapped address space (what RLIMIT_AS counts); 0 where /proc cannot tell."""
+    import os
+
+    try:
+        with open("/proc/self/statm") as statm:
+            return int(statm.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
 @contextmanager
 def memory_capped(max_bytes: int | None) -> Iterator[None]:
     """Bound this process's address space (RLIMIT_AS) inside the block, so a runaway request fails as
@@ -134,8 +145,10 @@ def memory_capped(max_bytes: int | None) -> Iterator[None]:
 
     Only the soft limit moves (never above the hard one), and it is restored afterwards, so a
     caller that runs a command in its own process (a test, an embedding tool) keeps its limit.
+    A process that already maps half the cap is such a host, not a command's own process: it is
+    left unbounded, since its other threads could not even start under the cap.
     """
-    if not max_bytes or max_bytes <= 0:
+    if not max_bytes or max_bytes <= 0 or _address_space_bytes() * 2 >= max_bytes:
         yield
         return
     import resource

@@ -130,7 +130,7 @@ def test_the_cli_answers_a_request_past_max_memory_as_too_large(tmp_path: Path) 
 
 
 def test_a_service_worker_answers_a_request_past_max_memory_as_too_large() -> None:
-    with WorkerPool(1, max_memory=400 << 20) as pool:
+    with WorkerPool(1, max_memory=600 << 20) as pool:
         outcome = pool.run("proofs.check", _chain(2048), deadline_after(60))
         assert isinstance(outcome, RequestError) and outcome.code == "request.too_large"
         small = pool.run(

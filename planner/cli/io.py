@@ -91,9 +91,9 @@ def bounded(args: argparse.Namespace) -> Iterator[None]:
     per = getattr(args, "bounded_per", "command")
     memory = getattr(args, "max_memory", None) if per != "message" else None  # a service caps its workers
     budget = limits(args).time_budget if per == "command" else None
-    with (
-        memory_capped(memory),
+    with (  # the watchdog's thread starts before the cap
         watchdog(None if budget is None else budget + WATCHDOG_GRACE, expire_command(args)),
+        memory_capped(memory),
     ):
         yield
 

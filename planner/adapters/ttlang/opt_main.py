@@ -180,7 +180,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     timeout = tool.args.timeout if tool.args.timeout > 0 else None
     try:
-        with memory_capped(tool.args.max_memory), watchdog(timeout and timeout + WATCHDOG_GRACE, _expire):
+        with watchdog(timeout and timeout + WATCHDOG_GRACE, _expire), memory_capped(tool.args.max_memory):
             return tool.run_tool()
     except Exception as exc:
         return _report(request_codes.to_request_error(exc))
