@@ -185,6 +185,8 @@ def _binding(draw: st.DrawFn, name: str, earlier: Sequence[Binding], bits: int, 
     if kind == "for":
         start = _declared(_operand(draw, _LOOP_STARTS, names, own), own, signed)
         step = _declared(_operand(draw, _LOOP_STEPS, names, own), own, signed)
+        if isinstance(step, int) and step <= 0:  # a literal step below 1 is a bad request, not a loop
+            step = 1
         trips = draw(_TRIP_COUNTS)
         stop = start + trips * step if isinstance(start, int) and isinstance(step, int) else 64
         stop_or_symbolic = _declared(_operand(draw, st.just(stop), names, own), own, signed)
