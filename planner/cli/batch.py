@@ -20,8 +20,8 @@ from typing import Any
 from planner import extras
 from planner.adapters import detect_adapter, plan_with
 from planner.adapters.pypto.program import imports_pypto
-from planner.cli.module_paths import file_context
 from planner.budget import WATCHDOG_GRACE
+from planner.cli.module_paths import file_context
 from planner.cli.request_files import answer_request_file
 from planner.explain.conflicts import diagnostic_lines
 from planner.inputs import read_input, read_text
