@@ -18,7 +18,6 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from functools import cache
 from typing import TypeVar
 
 from xdsl.context import Context
@@ -114,9 +113,12 @@ TTLANG_DIALECTS = (
 )  # fmt: skip
 
 
-@cache
 def ttlang_context() -> Context:
-    """The dialects a TT-Lang compute kernel is written in, other dialects passing through."""
+    """The dialects a TT-Lang compute kernel is written in, other dialects passing through.
+
+    A fresh context for every input: xDSL's context remembers each unregistered op name it
+    meets, so one shared context would make a file's reading depend on the files read before.
+    """
     ctx = TTLangContext(allow_unregistered=True)
     for dialect in TTLANG_DIALECTS:
         ctx.load_dialect(dialect)
