@@ -301,14 +301,6 @@ def test_batch_reports_unreadable_input_and_goes_on(
     assert by_name["proofs-check.json"]["exit"] == 0
 
 
-@pytest.mark.skipif(importlib.util.find_spec("distributed") is None, reason="the dask extra is not installed")
-def test_batch_on_a_local_dask_cluster_matches_the_process_pool(capsys: pytest.CaptureFixture[str]) -> None:
-    inputs = [str(EXAMPLES / "json"), str(EXAMPLES / "ttlang" / "unpack_conflict.mlir")]
-    pool_code, pool_out, _ = run_main(capsys, "batch", *inputs, "--workers", "2")
-    dask_code, dask_out, _ = run_main(capsys, "batch", *inputs, "--workers", "2", "--dask", "local")
-    assert (dask_code, dask_out) == (pool_code, pool_out)
-
-
 def test_batch_dask_without_dask_names_the_extra(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

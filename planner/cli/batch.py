@@ -1,23 +1,22 @@
 """`planner batch`: plan many files, one JSON line per input, sorted by input path.
 
 Each file is planned alone (its adapter by extension/content, a JSON file through its
-method), in a process pool by default or on dask.distributed when asked. A file that
-cannot be read or parsed, or runs past `--timeout`, is a typed error on its own line; the
-batch goes on. Progress is drawn with tqdm only when stderr is a terminal, so captured logs
-stay clean.
+method), in a process pool by default or on dask.distributed when asked
+(`planner.cli.batch_dask`), many files per task, answers streamed back in input order. A file that
+cannot be read or parsed, or runs past `--timeout`, is a typed error on its own line; the batch
+goes on. Progress is drawn with tqdm only when stderr is a terminal, so captured logs stay clean.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Iterator
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import Any
 
-from planner import extras
 from planner.adapters import detect_adapter, plan_with
 from planner.adapters.pypto.program import imports_pypto
 from planner.budget import WATCHDOG_GRACE
@@ -30,6 +29,8 @@ from planner.request_codes import timed_out, to_request_error
 
 INPUT_SUFFIXES = frozenset({".py", ".mlir", ".json"})
 SKIPPED = "skipped"  # the `kind` of a .py file that is not PyPTO
+CHUNKS_PER_WORKER = 8
+MAX_CHUNK = 32  # files per task
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,30 +98,17 @@ def _plan_file(path: str, limits: Limits, module_paths: tuple[str, ...]) -> File
         return FileResult(path, 2, error=to_request_error(exc).to_json())
 
 
-def _pool(
-    paths: list[str], workers: int, limits: Limits, module_paths: tuple[str, ...]
-) -> Iterator[FileResult]:
-    plan = partial(plan_file, limits=limits, module_paths=module_paths)
+def chunk_size(files: int, workers: int) -> int:
+    """Files per task: enough tasks that every worker stays busy to the end, each worth its overhead."""
+    return max(1, min(MAX_CHUNK, -(-files // (max(workers, 1) * CHUNKS_PER_WORKER))))
+
+
+def _pool(paths: list[str], workers: int, plan: Callable[[str], FileResult]) -> Iterator[FileResult]:
     if workers <= 1:
         yield from map(plan, paths)
         return
     with ProcessPoolExecutor(max_workers=workers) as pool:
-        for future in as_completed([pool.submit(plan, path) for path in paths]):
-            yield future.result()
-
-
-def _dask(
-    paths: list[str], workers: int, address: str, limits: Limits, module_paths: tuple[str, ...]
-) -> Iterator[FileResult]:
-    distributed = extras.dask_distributed()
-    cluster = (
-        distributed.LocalCluster(n_workers=max(workers, 1), processes=True) if address == "local" else None
-    )
-    with distributed.Client(cluster if cluster is not None else address) as client:
-        futures = client.map(plan_file, paths, limits=limits, module_paths=module_paths)
-        yield from (future.result() for future in distributed.as_completed(futures))
-    if cluster is not None:
-        cluster.close()
+        yield from pool.map(plan, paths, chunksize=chunk_size(len(paths), workers))
 
 
 def run(
@@ -138,10 +126,13 @@ def run(
     """
     from tqdm import tqdm
 
+    plan = partial(plan_file, limits=limits, module_paths=module_paths)
     if dask is not None:
-        results = _dask(paths, workers, dask, limits, module_paths)
+        from planner.cli.batch_dask import run_on_dask
+
+        results = run_on_dask(paths, workers, dask, plan)
     else:
-        results = _pool(paths, workers, limits, module_paths)
+        results = _pool(paths, workers, plan)
     shown = tqdm(results, total=len(paths), unit="file", disable=not progress)
     return sorted(shown, key=lambda result: result.input)
 
