@@ -39,12 +39,13 @@ def plan_chunk(paths: list[str], plan: Callable[[str], FileResult]) -> list[File
 
 
 def lost_file(path: str, exc: BaseException) -> FileResult:
-    """The answer for a file whose own task failed (its worker died each time dask retried it)."""
+    """The answer for a file whose own task failed (its worker died each time dask ran it, or the
+    cluster could not run the task at all)."""
     cause = request_codes.excerpt(f"{type(exc).__name__}: {exc}")
     error = RequestError(
         request_codes.INTERNAL,
         f"{path} was not planned: its dask task failed ({cause}); "
-        f"see the workers' logs, or plan it alone with `planner plan {path}`",
+        f"see the workers' logs, or run `planner batch {path}` without --dask",
     )
     return FileResult(path, 2, error=error.to_json())
 
