@@ -36,6 +36,7 @@ from planner.adapters.ttlang.configure import (
 )
 from planner.adapters.ttlang.diagnostics import Diagnostic
 from planner.adapters.ttlang.expected import expected_diagnostics, verify
+from planner.adapters.ttlang.nesting import room_for_nesting
 from planner.adapters.ttlang.printing import canonical_text
 from planner.adapters.ttlang.source import TTLANG_DIALECTS, Chunk, parse_chunk, split_chunks
 from planner.budget import WATCHDOG_GRACE, watchdog
@@ -142,7 +143,8 @@ class PlannerOptMain(xDSLOptMain):
         outputs: list[str] = []
         reported: list[Diagnostic] = []
         for chunk in chunks:
-            emitted, output = self._process(chunk, filename)
+            with room_for_nesting():
+                emitted, output = self._process(chunk, filename)
             if self.args.verify_diagnostics:
                 reported.extend(verify(emitted, expected_diagnostics(chunk)))
             else:

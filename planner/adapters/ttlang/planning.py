@@ -21,6 +21,7 @@ from planner.adapters.ttlang.kernels import (
     chunk_kernels,
     diagnostics_of,
 )
+from planner.adapters.ttlang.nesting import room_for_nesting
 from planner.adapters.ttlang.pass_options import option_policy
 from planner.adapters.ttlang.source import ParsedChunk, parse_chunk, split_chunks
 from planner.kernelcfg import resolve
@@ -33,8 +34,9 @@ def read_kernels(
     """Parse every chunk and collect every function (malformed input: `AdapterInputError`)."""
     option_fields = option_policy(options)
     chunks, separators = split_chunks(text)
-    parsed_chunks = [parse_chunk(chunk, filename) for chunk in chunks]
-    kernels = [kernel for parsed in parsed_chunks for kernel in chunk_kernels(parsed, option_fields)]
+    with room_for_nesting():
+        parsed_chunks = [parse_chunk(chunk, filename) for chunk in chunks]
+        kernels = [kernel for parsed in parsed_chunks for kernel in chunk_kernels(parsed, option_fields)]
     return parsed_chunks, separators, kernels
 
 
