@@ -276,6 +276,6 @@ def test_a_5000_digit_mlir_constant_is_a_parse_error_at_its_position(
     assert main(["plan", str(kernel)]) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"{kernel}:2:23: error: [adapter.parse_error] ")
-    assert "a number longer than 100 digits" in err
+    assert "integer literal longer than 100 digits" in err
     assert opt_main([str(kernel), "-p", "ttl-set-compute-kernel-config"]) == 1
-    assert "a number longer than 100 digits" in capsys.readouterr().err
+    assert "integer literal longer than 100 digits" in capsys.readouterr().err

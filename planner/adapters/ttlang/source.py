@@ -30,13 +30,14 @@ from xdsl.utils.exceptions import ParseError, VerifyException
 from planner.adapters.outcome import AdapterInputError
 from planner.adapters.ttlang.balanced import peek_tokens
 from planner.adapters.ttlang.codes import INVALID_IR, PARSE_ERROR
+from planner.adapters.ttlang.dominance import first_dominance_violation
 from planner.adapters.ttlang.foreign import unregistered_op
 from planner.adapters.ttlang.nesting import NESTING_LIMIT, too_deep_at
+from planner.adapters.ttlang.numbers import DIGIT_LIMIT, overlong_number_at
 from planner.adapters.ttlang.raw_body import raw_attr
 from planner.adapters.ttlang.ttcore_dialect import TTCore
 from planner.adapters.ttlang.ttl_dialect import TTL
 from planner.adapters.ttlang.ttl_unknown import unknown_ttl_op
-from planner.limits import MAX_NUMBER_DIGITS
 
 SPLIT_MARKER = re.compile(r"^// -----.*$", re.MULTILINE)
 _RESULTS = re.compile(r"(%[\w$.\-]+)(?::\d+)?\s*(,|=)")
@@ -296,10 +297,6 @@ def split_chunks(text: str) -> tuple[list[Chunk], list[str]]:
     return chunks, separators
 
 
-# A decimal run that starts a token (inside a hex blob a run follows `x` or a letter).
-_LONG_DECIMAL = re.compile(rf"(?<![\w.])\d{{{MAX_NUMBER_DIGITS + 1}}}")
-
-
 def _parse_error(chunk: Chunk, filename: str, offset: int, message: str) -> AdapterInputError:
     line, column = chunk.line_col(offset)
     return AdapterInputError(PARSE_ERROR, f"{filename}:{line}:{column}: {message}", line, column)
@@ -319,11 +316,9 @@ def parse_chunk(chunk: Chunk, filename: str) -> ParsedChunk:
     deep = too_deep_at(text, NESTING_LIMIT)
     if deep is not None:
         raise _parse_error(chunk, filename, deep, f"brackets nest deeper than {NESTING_LIMIT} levels")
-    long_number = _LONG_DECIMAL.search(text)  # refused before the lexer's int() meets Python's limit
-    if long_number is not None:
-        raise _parse_error(
-            chunk, filename, long_number.start(), f"a number longer than {MAX_NUMBER_DIGITS} digits"
-        )
+    overlong = overlong_number_at(text)
+    if overlong is not None:
+        raise _parse_error(chunk, filename, overlong, f"integer literal longer than {DIGIT_LIMIT} digits")
     try:
         parser = SiteRecordingParser(text, filename)
     except ParseError as error:  # the first token does not lex
@@ -338,4 +333,21 @@ def parse_chunk(chunk: Chunk, filename: str) -> ParsedChunk:
     except VerifyException as error:
         first_line = str(error).splitlines()[0] if str(error) else "verification failed"
         raise AdapterInputError(INVALID_IR, f"{filename}: invalid IR: {first_line}") from None
-    return ParsedChunk(chunk, module, parser.sites)
+    parsed = ParsedChunk(chunk, module, parser.sites)
+    _check_dominance(parsed, filename)
+    return parsed
+
+
+def _check_dominance(parsed: ParsedChunk, filename: str) -> None:
+    """MLIR's dominance error at the use, with its note at the definition (or the block's op)."""
+    violation = first_dominance_violation(parsed.module)
+    if violation is None:
+        return
+    line, column = parsed.op_line_col(violation.user)
+    defined_at = violation.definition or violation.user
+    note_line, note_column = parsed.op_line_col(defined_at)
+    message = (
+        f"{filename}:{line}:{column}: operand #{violation.operand_index} does not dominate this use\n"
+        f"{filename}:{note_line}:{note_column}: note: {violation.note}"
+    )
+    raise AdapterInputError(INVALID_IR, message, line, column)
