@@ -43,3 +43,13 @@ def test_a_refused_file_is_explained_as_explain_conflict_does(capsys: pytest.Cap
     conflict = capsys.readouterr().out
     assert main(["explain", path]) == 1
     assert capsys.readouterr().out == conflict
+
+
+
+def test_full_sync_chosen_for_dst_capacity_is_a_remark_at_the_op_that_needs_it(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Five bf16 tiles in 32-bit DST: double buffering gives 4 slots, so the sync is full."""
+    monkeypatch.chdir(EXPECTED)
+    assert main(["explain", "five_rows.mlir"]) == 0
+    assert capsys.readouterr().out == (EXPECTED / "five_rows.mlir.remarks").read_text()

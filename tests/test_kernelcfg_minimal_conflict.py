@@ -1,8 +1,8 @@
 """Minimal conflicts, checked by exhaustive enumeration over the records' own variables.
 
 `records_hold` is independent of the resolver's search: it tries every strategy of the
-choices among the records, both widths and both unpack modes of every DFB they read, and
-checks each record against the target tables directly.
+choices among the records, both widths, both syncs and both unpack modes of every DFB they
+read, and checks each record against the target tables directly.
 """
 
 from __future__ import annotations
@@ -24,13 +24,14 @@ from planner.kernelcfg.records import (
     FpuDisabled,
     PolicyWidth,
     Requirement,
+    SyncPolicy,
     build_records,
     satisfiable,
     strip_explicit,
 )
-from planner.kernelcfg.requirements import Choice, DestinationUse, DFBInputUse, collect_requirements
+from planner.kernelcfg.requirements import Choice, DestinationUse, DFBInputUse, SlotUse, collect_requirements
 from planner.kernelcfg.resolver import resolve_with
-from planner.targets.tenstorrent import WIDTHS, KernelTargetEnvironment, UnpackMode
+from planner.targets.tenstorrent import SYNC_MODES, WIDTHS, KernelTargetEnvironment, UnpackMode
 from planner.testing.strategies.kernels import conflicting_kernel_requests, kernel_requests
 
 
@@ -47,8 +48,10 @@ def _dfb_ok(target: KernelTargetEnvironment, use: DFBInputUse, width: int, mode:
 def records_hold(
     subset: Sequence[Requirement], target: KernelTargetEnvironment, explicit: frozenset[int]
 ) -> bool:
-    """Whether some strategies, width and unpack modes meet every record of `subset` (by enumeration)."""
+    """Whether some strategies, width, sync and unpack modes meet every record of `subset` (by
+    enumeration)."""
     payloads = [item.payload for item in subset]
+    syncs = [s for s in SYNC_MODES if all(p.mode == s for p in payloads if isinstance(p, SyncPolicy))]
     choices = [p for p in payloads if isinstance(p, Choice)]
     fpu_off = any(isinstance(p, FpuDisabled) for p in payloads)
     stated = {p.op: p.strategy for p in payloads if isinstance(p, ExplicitStrategy)}
@@ -70,7 +73,7 @@ def records_hold(
         ]
         for c in choices
     ]
-    for width in widths:
+    for width, sync in itertools.product(widths, syncs):
         for modes in itertools.product(list(UnpackMode), repeat=len(dfbs)):
             mode = dict(zip(dfbs, modes, strict=True))
             if any(mode[dfb] != required for dfb, required in pinned.items()):
@@ -78,11 +81,15 @@ def records_hold(
             for options in itertools.product(*allowed):
                 destination = [p for p in payloads if isinstance(p, DestinationUse)]
                 reads = [p for p in payloads if isinstance(p, DFBInputUse)]
+                slots = [p for p in payloads if isinstance(p, SlotUse)]
                 for option in options:
                     destination += option.uses.destination
                     reads += option.uses.dfb
-                if all(_destination_ok(target, u, width) for u in destination) and all(
-                    _dfb_ok(target, u, width, mode[u.dfb]) for u in reads
+                    slots += option.uses.slots
+                if (
+                    all(_destination_ok(target, u, width) for u in destination)
+                    and all(_dfb_ok(target, u, width, mode[u.dfb]) for u in reads)
+                    and all(u.slots <= target.dst_slots(width, sync) for u in slots)
                 ):
                     return True
     return False

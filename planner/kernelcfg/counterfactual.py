@@ -1,12 +1,13 @@
 """A resolved kernel with some of its requirements removed and some preferences flipped.
 
 The requirements are the records of the conflict explanation (same ids: r1, r2, ...) plus,
-when `dst_full_sync` is not auto, one record for it. The preferences are the soft rules the
-resolver follows where the hard requirements leave a choice. Removing a use record drops
-that use (a strategy choice record drops the op's uses); removing a policy record sets the
-policy to auto; removing an explicit-unpack record toggles its entry; flipping a preference
-asks for the other value (`narrow_destination`: enabled fp32 destination accumulation;
-`double_buffered_sync`: enabled full sync; a full-fp32 knob: off).
+when `dst_full_sync` is not auto and those records leave it out, one record for it. The
+preferences are the soft rules the resolver follows where the hard requirements leave a
+choice. Removing a use record drops that use (a strategy choice record drops the op's
+uses); removing a policy record sets the policy to auto; removing an explicit-unpack record
+toggles its entry; flipping a preference asks for the other value (`narrow_destination`:
+enabled fp32 destination accumulation; `double_buffered_sync`: enabled full sync; a
+full-fp32 knob: off).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from planner.kernelcfg.records import ExplicitStrategy as ExplicitStrategyRecord
 from planner.kernelcfg.records import ExplicitUnpack as ExplicitUnpackRecord
 from planner.kernelcfg.records import FpuDisabled as FpuDisabledRecord
 from planner.kernelcfg.records import PolicyWidth as PolicyWidthRecord
-from planner.kernelcfg.records import Requirement, build_records, strip_explicit
+from planner.kernelcfg.records import Requirement, SyncPolicy, build_records, strip_explicit
 from planner.kernelcfg.requirements import KernelRequirements, UseBatch, collect_requirements
 from planner.kernelcfg.resolver import Resolution, resolve_collected
 from planner.kernelcfg.semantics import Strategy
@@ -40,20 +41,7 @@ PREFERENCES: dict[str, str] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class SyncPolicy:
-    """`dst_full_sync` enabled or disabled (a record of its own: the conflict records omit it)."""
-
-    state: ThreeState
-
-
-@dataclass(frozen=True, slots=True)
-class SyncRecord:
-    record: RequirementRecord
-    payload: SyncPolicy
-
-
-Record = Requirement | SyncRecord
+Record = Requirement
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,6 +101,7 @@ def _without(
     fixed = UseBatch(
         tuple(u for u in requirements.fixed.destination if u not in removed),
         tuple(u for u in requirements.fixed.dfb if u not in removed),
+        tuple(u for u in requirements.fixed.slots if u not in removed),
     )
     choices = []
     for choice in requirements.choices:
@@ -143,13 +132,13 @@ def explained_kernel(request: KernelcfgResolveRequest, resolution: Resolution) -
         relaxed = collect_requirements(strip_explicit(request))
     items: list[Record] = list(build_records(resolution, relaxed))
     sync = resolution.policy.dst_full_sync
-    if sync is not ThreeState.AUTO:
-        mode = "full" if sync is ThreeState.ENABLED else "double_buffered"
+    if sync is not ThreeState.AUTO and not any(isinstance(item.payload, SyncPolicy) for item in items):
+        payload = SyncPolicy(sync)
         record = RequirementRecord(
             id=f"r{len(items) + 1}",
             kind="policy",
-            allows=[f"dst_sync={mode}"],
+            allows=[f"dst_sync={payload.mode}"],
             summary=f"dst_full_sync {sync.value}",
         )
-        items.append(SyncRecord(record, SyncPolicy(sync)))
+        items.append(Requirement(record, payload))
     return Kernel(resolution.target, resolution.policy, relaxed, tuple(items))

@@ -12,7 +12,8 @@ leaves nothing to decide (the op or the DFB's readers are gone):
   found by resolving again; FPU also by `fpu_before_sfpu`.
 - Unpack (f32 DFBs; the setting is inert for other element types): the records of the
   DFB's readers, which all require its mode at the chosen width, and its explicit entry.
-- Sync: the `dst_full_sync` policy record, or `double_buffered_sync`.
+- Sync: the `dst_full_sync` policy record; under auto, full sync by the slot demands that
+  double buffering cannot hold (4.6), else `double_buffered_sync`.
 """
 
 from __future__ import annotations
@@ -28,7 +29,6 @@ from planner.kernelcfg.counterfactual import (
     REDUCE_FULL_FP32,
     Kernel,
     Record,
-    SyncPolicy,
     counterfactual,
     explained_kernel,
 )
@@ -39,15 +39,35 @@ from planner.kernelcfg.protocol import (
     PlanExplanation,
     Preference,
 )
-from planner.kernelcfg.records import ExplicitStrategy, ExplicitUnpack, FpuDisabled, PolicyWidth
-from planner.kernelcfg.requirements import Choice, DestinationUse, DFBInputUse, UseBatch
-from planner.kernelcfg.resolver import Resolution
+from planner.kernelcfg.records import (
+    ExplicitStrategy,
+    ExplicitUnpack,
+    FpuDisabled,
+    PolicyWidth,
+    SyncPolicy,
+)
+from planner.kernelcfg.requirements import Choice, DestinationUse, DFBInputUse, SlotUse, UseBatch
+from planner.kernelcfg.resolver import Resolution, sync_modes
 from planner.kernelcfg.semantics import Strategy
-from planner.targets.tenstorrent import FullFp32Kind, KernelTargetEnvironment, UnpackMode
+from planner.targets.tenstorrent import (
+    DOUBLE_BUFFERED,
+    FULL,
+    SYNC_MODES,
+    WIDTHS,
+    FullFp32Kind,
+    KernelTargetEnvironment,
+    UnpackMode,
+)
 
 
-def _allows_width(target: KernelTargetEnvironment, uses: UseBatch, width: int) -> bool:
-    """Whether these uses, on their own, leave destination width `width` (4.3, 4.4)."""
+def _allows_width(
+    target: KernelTargetEnvironment, uses: UseBatch, width: int, syncs: Sequence[str] = SYNC_MODES
+) -> bool:
+    """Whether these uses, on their own, leave destination width `width` under one of `syncs`
+    (4.3, 4.4, 4.6)."""
+    slots = max((use.slots for use in uses.slots), default=0)
+    if slots and all(target.dst_slots(width, sync) < slots for sync in syncs):
+        return False
     for use in uses.destination:
         if (width == 16 and use.elem.is_32bit) or not target.supports_destination_width(
             use.primitive, use.elem, width
@@ -85,6 +105,8 @@ class _Explainer:
             return UseBatch(destination=(payload,))
         if isinstance(payload, DFBInputUse):
             return UseBatch(dfb=(payload,))
+        if isinstance(payload, SlotUse):
+            return UseBatch(slots=(payload,))
         if isinstance(payload, Choice):
             chosen = self.strategies.get(payload.op)
             return next((o.uses for o in payload.options if o.strategy is chosen), UseBatch())
@@ -93,7 +115,8 @@ class _Explainer:
     def width(self) -> Decision:
         width = self.plan.dst_width
         other = 16 if width == 32 else 32
-        excluding = []
+        target, syncs = self.kernel.target, sync_modes(self.kernel.policy)
+        excluding, by_sync = [], False
         for item in self.kernel.records:
             payload = item.payload
             if isinstance(payload, PolicyWidth):
@@ -101,8 +124,11 @@ class _Explainer:
                     excluding.append(item)
                 continue
             uses = self.uses(item)
-            if uses is not None and not _allows_width(self.kernel.target, uses, other):
+            if uses is not None and not _allows_width(target, uses, other, syncs):
                 excluding.append(item)
+                by_sync = by_sync or _allows_width(target, uses, other)  # the sync policy took part
+        if by_sync:
+            excluding += [item for item in self.kernel.records if isinstance(item.payload, SyncPolicy)]
         preferring = self.preferring()
         names = sorted({name for name, _ in preferring}) if width == 32 else []
         if width == 16 and not preferring:
@@ -227,14 +253,55 @@ class _Explainer:
     def sync(self) -> Decision:
         value = self.plan.dst_sync
         policy = [item for item in self.kernel.records if isinstance(item.payload, SyncPolicy)]
-        names = [DOUBLE_BUFFERED_SYNC] if value == "double_buffered" else []
+        if value == FULL:
+            return self.full_sync(policy)
+        names = [DOUBLE_BUFFERED_SYNC]
         words = [f"required by {_cited(policy)}"] if policy else []
-        words += [_preferred(names)] if names else []
         return Decision(
             setting="dst_sync",
             value=value,
             how="forced" if policy else "preferred",
             causes=[item.record.id for item in policy] + names,
+            reason="; ".join([*words, _preferred(names)]),
+        )
+
+    def demanding(self, slots: int) -> list[Record]:
+        """The records whose slot demand (a choice: its chosen option's) exceeds `slots`."""
+        found = []
+        for item in self.kernel.records:
+            uses = self.uses(item)
+            if uses is not None and any(use.slots > slots for use in uses.slots):
+                found.append(item)
+        return found
+
+    def full_sync(self, policy: list[Record]) -> Decision:
+        """Full sync: the enabled policy, and the ops needing more slots than double buffering gives.
+
+        First the demands above the double-buffered slots at the chosen width; if removing them
+        (and the policy) still leaves full sync (the width moves to one that needs full sync
+        too), the demands above the double-buffered slots of every width, whose removal leaves
+        only demands any width meets.
+        """
+        target, width = self.kernel.target, self.plan.dst_width
+        double = target.dst_slots(width, DOUBLE_BUFFERED)
+        needing = self.demanding(double)
+        if needing:
+            dropped = [item.record.id for item in policy + needing]
+            unchanged = counterfactual(self.kernel, dropped).plan
+            if unchanged is not None and unchanged.dst_sync == FULL:
+                needing = self.demanding(min(target.dst_slots(w, DOUBLE_BUFFERED) for w in WIDTHS))
+        words = [f"required by {_cited(policy)}"] if policy else []
+        if needing:
+            words.append(
+                f"double-buffered DST gives {double} slots at {width} bits, full sync "
+                f"{target.dst_slots(width, FULL)}: needed by {_cited(needing)}"
+            )
+        return Decision(
+            setting="dst_sync",
+            value=FULL,
+            how="forced",
+            causes=[item.record.id for item in policy + needing],
+            op=needing[0].record.op if needing else None,
             reason="; ".join(words),
         )
 

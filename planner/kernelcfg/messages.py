@@ -9,6 +9,7 @@ from __future__ import annotations
 from planner.kernelcfg.codes import (
     DFB_CONFIG_UNSUPPORTED,
     DFB_UNPACK_CONFLICT,
+    DST_SLOTS_EXCEEDED,
     DST_WIDTH_CONFLICT,
     DST_WIDTH_DISABLED_CONFLICT,
     DST_WIDTH_EXPLICIT_UNSUPPORTED,
@@ -24,6 +25,7 @@ from planner.kernelcfg.state import (
     ConflictRecord,
     DestinationWidthConflict,
     DFBUnpackConflict,
+    DstSlotsExceeded,
     ExplicitUnpackConflict,
     UnsupportedDestination,
 )
@@ -38,6 +40,7 @@ DESCRIBED_CODES = frozenset(
         EXPLICIT_UNPACK_CONFLICT,
         DFB_UNPACK_CONFLICT,
         DFB_CONFIG_UNSUPPORTED,
+        DST_SLOTS_EXCEEDED,
     }
 )
 """Every code `describe` gives: the search's conflicts, the ones a refusal explains with records."""
@@ -91,6 +94,13 @@ def describe(conflict: ConflictRecord) -> KcfgError:
             text = "requires default unpack mode, but ttl.unpack_to_dest_fp32 includes this index"
         message = op_message(use.mnemonic, f"dataflow buffer {use.dfb} {text}")
         return KcfgError(EXPLICIT_UNPACK_CONFLICT, message, "op", use.op, use.operand)
+    if isinstance(conflict, DstSlotsExceeded):
+        slots = conflict.use
+        text = (
+            f"requires {slots.slots} simultaneous DST slots, but at most {conflict.available} are "
+            "available under the kernel configuration"
+        )
+        return KcfgError(DST_SLOTS_EXCEEDED, op_message(slots.mnemonic, text), "op", slots.op)
     if isinstance(conflict, DFBUnpackConflict):
         first, second = conflict.first, conflict.second
         note = Note(

@@ -27,7 +27,7 @@ from planner.kernelcfg.records import (
     Requirement,
     dfb_uses,
 )
-from planner.kernelcfg.requirements import Choice, DestinationUse, DFBInputUse, UseBatch
+from planner.kernelcfg.requirements import Choice, DestinationUse, DFBInputUse, SlotUse, UseBatch
 from planner.kernelcfg.state import Applier
 from planner.targets.tenstorrent import WIDTHS, KernelTargetEnvironment
 
@@ -72,7 +72,7 @@ def quickxplain(items: Sequence[_T], consistent: Callable[[Sequence[_T]], bool])
 
 def _nodes(payload: Payload) -> list[Hashable]:
     """The op and DFBs a record constrains: its places in the op-DFB graph (policy: none)."""
-    if isinstance(payload, (DestinationUse, DFBInputUse, Choice, ExplicitStrategy)):
+    if isinstance(payload, (DestinationUse, DFBInputUse, SlotUse, Choice, ExplicitStrategy)):
         return [("op", payload.op), *(("dfb", use.dfb) for use in dfb_uses(payload))]
     if isinstance(payload, ExplicitUnpack):
         return [("dfb", payload.dfb)]
@@ -87,6 +87,8 @@ def _widths(payload: Payload, applier: Applier) -> frozenset[int]:
         batches = [UseBatch(destination=(payload,))]
     elif isinstance(payload, DFBInputUse):
         batches = [UseBatch(dfb=(payload,))]
+    elif isinstance(payload, SlotUse):
+        batches = [UseBatch(slots=(payload,))]
     elif isinstance(payload, Choice):
         batches = [option.uses for option in payload.options]
     else:

@@ -2,10 +2,11 @@
 
 Variables: one strategy per choice op (its allowed strategies, FPU first), the kernel-wide
 DST width (its candidates in preference order, 6.7), one unpack mode per DFB a use reads,
-and the sync mode (6.8). Constraints: the fp32 policy pins the width (6.3), every fixed use
-holds (6.4), and the option a choice selects has all its uses hold. Each constraint judges
-values with the kernel's `Applier`, so generic solvers solve the same problem the resolver's
-`KernelSolver` does.
+and the sync mode (the policy's modes, double-buffered first, 6.8). Constraints: the fp32
+policy pins the width (6.3), every fixed use holds (6.4; a slot demand constrains width and
+sync together, 4.6), and the option a choice selects has all its uses hold. Each constraint
+judges values with the kernel's `Applier`, so generic solvers solve the same problem the
+resolver's `KernelSolver` does.
 
 Kernel constraints do not prune domains while the problem is prepared: an emptied domain
 would end the search before any solver sees why. Their evidence (which use, which policy)
@@ -19,10 +20,17 @@ from typing import Any
 
 import constraint
 
-from planner.kernelcfg.requirements import Choice, ChoiceOption, DestinationUse, DFBInputUse, UseBatch
+from planner.kernelcfg.requirements import (
+    Choice,
+    ChoiceOption,
+    DestinationUse,
+    DFBInputUse,
+    SlotUse,
+    UseBatch,
+)
 from planner.kernelcfg.semantics import Strategy
 from planner.kernelcfg.state import Applier
-from planner.targets.tenstorrent import WIDTHS, UnpackMode
+from planner.targets.tenstorrent import SYNC_MODES, WIDTHS, UnpackMode
 
 WIDTH_VAR = "dst_width"
 SYNC_VAR = "dst_sync"
@@ -74,6 +82,13 @@ class KernelConstraint(constraint.Constraint):  # type: ignore[misc]
 
     def _destination_holds(self, use: DestinationUse, width: int | None) -> bool:
         return width is None or self.applier.destination_allows(use, width)
+
+    def _slots_hold(self, uses: Sequence[SlotUse], width: int | None, sync: str | None) -> bool:
+        """Some (width, sync) pair left by the assigned values has every demand's slots (4.6)."""
+        slots = max((use.slots for use in uses), default=0)
+        widths = WIDTHS if width is None else (width,)
+        syncs = SYNC_MODES if sync is None else (sync,)
+        return any(self.applier.has_room(syncs, candidate, slots) for candidate in widths)
 
     def _dfb_holds(self, use: DFBInputUse, width: int | None, mode: UnpackMode | None) -> bool:
         """Some (width, mode) pair left by the assigned values is one the use allows."""
@@ -131,8 +146,20 @@ class DFBConstraint(KernelConstraint):
         return all(self._dfb_holds(use, width, mode) for use in self.uses)
 
 
+class SlotConstraint(KernelConstraint):
+    """Every fixed slot demand fits the (width, sync) pair (4.6). Variables: width, sync."""
+
+    def __init__(self, applier: Applier, uses: Sequence[SlotUse]) -> None:
+        super().__init__(applier)
+        self.uses = tuple(uses)
+
+    def holds(self, variables: Sequence[Hashable], assignments: Assignments) -> bool:
+        return self._slots_hold(self.uses, assignments.get(WIDTH_VAR), assignments.get(SYNC_VAR))
+
+
 class ChoiceConstraint(KernelConstraint):
-    """The option a choice op selects has every use hold. Variables: strategy, width, its DFBs' modes."""
+    """The option a choice op selects has every use hold. Variables: strategy, width, the sync when
+    an option demands slots, its DFBs' modes."""
 
     def __init__(self, applier: Applier, choice: Choice) -> None:
         super().__init__(applier)
@@ -150,6 +177,8 @@ class ChoiceConstraint(KernelConstraint):
     def _option_holds(self, option: ChoiceOption, assignments: Assignments) -> bool:
         width = assignments.get(WIDTH_VAR)
         if not all(self._destination_holds(use, width) for use in option.uses.destination):
+            return False
+        if option.uses.slots and not self._slots_hold(option.uses.slots, width, assignments.get(SYNC_VAR)):
             return False
         return all(
             self._dfb_holds(use, width, assignments.get(unpack_var(use.dfb))) for use in option.uses.dfb
@@ -171,7 +200,8 @@ def build_problem(
     sync_modes: Sequence[str],
     solver: constraint.Solver,
 ) -> constraint.Problem:
-    """The problem for one kernel; `width_order` lists the width candidates most preferred first."""
+    """The problem for one kernel; `width_order` and `sync_modes` list their candidates most preferred
+    first."""
     problem = constraint.Problem(solver)
     problem.addVariable(WIDTH_VAR, list(width_order))
     problem.addVariable(SYNC_VAR, list(sync_modes))
@@ -188,10 +218,13 @@ def build_problem(
     for dfb, positions in reads.items():
         uses = [fixed.dfb[position] for position in positions]
         problem.addConstraint(DFBConstraint(applier, uses, positions), [WIDTH_VAR, unpack_var(dfb)])
+    if fixed.slots:
+        problem.addConstraint(SlotConstraint(applier, fixed.slots), [WIDTH_VAR, SYNC_VAR])
     for item in constraints:
         variable = strategy_var(item.choice.op)
         problem.addVariable(variable, [option.strategy for option in item.choice.options])
-        problem.addConstraint(item, [variable, WIDTH_VAR, *map(unpack_var, item.dfbs)])
+        sync = [SYNC_VAR] if any(option.uses.slots for option in item.choice.options) else []
+        problem.addConstraint(item, [variable, WIDTH_VAR, *sync, *map(unpack_var, item.dfbs)])
     return problem
 
 

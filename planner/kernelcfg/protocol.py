@@ -120,7 +120,7 @@ class RequirementRecord(ContractModel):
     id: str
     op: str | None = None
     operand: int | None = None
-    kind: str  # dfb_input | destination | policy | strategy_choice | ...
+    kind: str  # dfb_input | destination | dst_slots | policy | strategy_choice | ...
     dfb: int | None = None
     dtype: str | None = None
     allows: list[str] = Field(default_factory=list)

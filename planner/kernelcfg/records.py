@@ -3,8 +3,8 @@
 Each record has a stable id (r1, r2, ..., in a fixed order: policy, explicit unpack entries,
 explicit strategies, then ops in walk order), says in words which op or setting asks what,
 carries what it constrains (its payload) and, when a setting can be relaxed, the request
-edit that lifts it. `satisfiable` answers whether some strategies, width and unpack modes
-meet a subset of records (docs/design/kernel-config.md 8).
+edit that lifts it. `satisfiable` answers whether some strategies, width, sync and unpack
+modes meet a subset of records (docs/design/kernel-config.md 8).
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from planner.kernelcfg.requirements import (
     DestinationUse,
     DFBInputUse,
     KernelRequirements,
+    SlotUse,
     UseBatch,
 )
 from planner.kernelcfg.resolver import Resolution
@@ -26,7 +27,7 @@ from planner.kernelcfg.search import solve_choices
 from planner.kernelcfg.semantics import Strategy
 from planner.kernelcfg.state import Applier, KernelState
 from planner.kernelcfg.structural import RequestEdit, Suggestion
-from planner.targets.tenstorrent import WIDTHS, KernelTargetEnvironment
+from planner.targets.tenstorrent import DOUBLE_BUFFERED, FULL, SYNC_MODES, WIDTHS, KernelTargetEnvironment
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,8 +55,27 @@ class ExplicitStrategy:
     strategy: Strategy
 
 
+@dataclass(frozen=True, slots=True)
+class SyncPolicy:
+    """`dst_full_sync` enabled (full) or disabled (double-buffered)."""
+
+    state: ThreeState
+
+    @property
+    def mode(self) -> str:
+        return FULL if self.state is ThreeState.ENABLED else DOUBLE_BUFFERED
+
+
 Payload = (
-    PolicyWidth | FpuDisabled | ExplicitUnpack | ExplicitStrategy | DestinationUse | DFBInputUse | Choice
+    PolicyWidth
+    | FpuDisabled
+    | SyncPolicy
+    | ExplicitUnpack
+    | ExplicitStrategy
+    | DestinationUse
+    | DFBInputUse
+    | SlotUse
+    | Choice
 )
 
 
@@ -127,8 +147,35 @@ def _f32_dfbs(requirements: KernelRequirements) -> list[int]:
     return sorted({use.dfb for use in requirements.all_dfb_uses() if use.elem.is_f32})
 
 
+def slot_uses(requirements: KernelRequirements) -> list[SlotUse]:
+    """Every slot demand, fixed ones first, then each choice's options' (collection order)."""
+    optional = [use for c in requirements.choices for o in c.options for use in o.uses.slots]
+    return [*requirements.fixed.slots, *optional]
+
+
+def sync_matters(requirements: KernelRequirements, target: KernelTargetEnvironment) -> bool:
+    """Whether some slot demand exceeds what every width and sync gives: only then can the sync
+    policy take part in a conflict (4.6)."""
+    fewest = min(target.dst_slots(width, sync) for width in WIDTHS for sync in SYNC_MODES)
+    return any(use.slots > fewest for use in slot_uses(requirements))
+
+
+def sync_record(records: _Records, state: ThreeState) -> None:
+    """The `dst_full_sync` policy as a record (its relaxation: auto)."""
+    payload = SyncPolicy(state)
+    records.add(
+        payload,
+        Suggestion("set dst_full_sync to auto", _policy_edit(dst_full_sync="auto")),
+        kind="policy",
+        allows=[f"dst_sync={payload.mode}"],
+        summary=f"dst_full_sync {state.value}",
+    )
+
+
 def build_records(resolution: Resolution, relaxed: KernelRequirements) -> list[Requirement]:
-    """Policy, explicit unpack entries, explicit strategies, then each op's uses in walk order."""
+    """Policy, explicit unpack entries, explicit strategies, then each op's uses in walk order.
+
+    The sync policy is a record only when a slot demand lets it matter (`sync_matters`)."""
     assert resolution.policy is not None and resolution.target is not None
     policy, target = resolution.policy, resolution.target
     records = _Records()
@@ -149,6 +196,8 @@ def build_records(resolution: Resolution, relaxed: KernelRequirements) -> list[R
             allows=["sfpu"],
             summary="FPU binary ops disabled",
         )
+    if policy.dst_full_sync is not ThreeState.AUTO and sync_matters(relaxed, target):
+        sync_record(records, policy.dst_full_sync)
     if policy.unpack_to_dest_fp32 is not None:
         for dfb in _f32_dfbs(relaxed):
             listed = dfb in policy.unpack_to_dest_fp32
@@ -205,6 +254,16 @@ def _use_records(records: _Records, relaxed: KernelRequirements, target: KernelT
     for use in relaxed.fixed.dfb:
         does = f"reads DFB {use.dfb} via {use.route.value}"
         records.put(use, {**_use_fields(use, "dfb_input", _pair_names(target, use), does), "dfb": use.dfb})
+    for slots in relaxed.fixed.slots:
+        pairs = [(w, s) for w in WIDTHS for s in SYNC_MODES if target.dst_slots(w, s) >= slots.slots]
+        roomy = [f"dst_width={w}:dst_sync={s}" for w, s in pairs]
+        records.add(
+            slots,
+            kind="dst_slots",
+            op=slots.op,
+            allows=roomy,
+            summary=f"{slots.mnemonic} {slots.op} holds {slots.slots} tiles in DST at once",
+        )
     for choice in relaxed.choices:
         records.add(
             choice,
@@ -218,13 +277,15 @@ def _use_records(records: _Records, relaxed: KernelRequirements, target: KernelT
 def satisfiable(
     subset: Sequence[Requirement], target: KernelTargetEnvironment, explicit: frozenset[int]
 ) -> bool:
-    """Whether some strategies, width and unpack modes meet every requirement in `subset`."""
+    """Whether some strategies, width, sync and unpack modes meet every requirement in `subset`."""
     widths: set[int] = set(WIDTHS)
+    syncs = SYNC_MODES
     scope: set[int] = set()
     fpu_off = False
     narrowed: dict[str, Strategy] = {}
     destination: list[DestinationUse] = []
     dfb: list[DFBInputUse] = []
+    slots: list[SlotUse] = []
     choices: list[Choice] = []
     for item in subset:
         payload = item.payload
@@ -232,6 +293,10 @@ def satisfiable(
             destination.append(payload)
         elif isinstance(payload, DFBInputUse):
             dfb.append(payload)
+        elif isinstance(payload, SlotUse):
+            slots.append(payload)
+        elif isinstance(payload, SyncPolicy):
+            syncs = (payload.mode,)
         elif isinstance(payload, Choice):
             choices.append(payload)
         elif isinstance(payload, PolicyWidth):
@@ -243,8 +308,8 @@ def satisfiable(
         else:
             narrowed[payload.op] = payload.strategy
     applier = Applier(target, explicit, frozenset(scope))
-    state = KernelState(widths)
-    if applier.apply(state, UseBatch(tuple(destination), tuple(dfb))) is not None:
+    state = KernelState(widths, syncs)
+    if applier.apply(state, UseBatch(tuple(destination), tuple(dfb), tuple(slots))) is not None:
         return False
     kept: list[Choice] = []
     for choice in choices:

@@ -68,14 +68,25 @@ class DFBInputUse:
 
 
 @dataclass(slots=True, unsafe_hash=True)
+class SlotUse:
+    """The op holds `slots` DST slots (tiles) at once (section 2, `slots_attr`)."""
+
+    op: str
+    mnemonic: str
+    slots: int
+
+
+@dataclass(slots=True, unsafe_hash=True)
 class UseBatch:
-    """Uses applied together (6.4): destination uses first, then DFB uses, each in collection order."""
+    """Uses applied together (6.4): destination uses, then DFB uses, then slot demands, each in
+    collection order."""
 
     destination: tuple[DestinationUse, ...] = ()
     dfb: tuple[DFBInputUse, ...] = ()
+    slots: tuple[SlotUse, ...] = ()
 
     def __add__(self, other: UseBatch) -> UseBatch:
-        return UseBatch(self.destination + other.destination, self.dfb + other.dfb)
+        return UseBatch(self.destination + other.destination, self.dfb + other.dfb, self.slots + other.slots)
 
 
 _NO_USES = UseBatch()
@@ -154,8 +165,8 @@ def _operand_uses(
     tiles: dict[int, Tile],
     result: UseBatch,
 ) -> UseBatch:
-    """Section 3 steps 1-4 for each routed operand, then the `result` uses; `tiles` keeps the
-    op's operands resolved so far (operands past `routes` route nowhere)."""
+    """Section 3 steps 1-4 for each routed operand, then the `result` uses (and slot demands);
+    `tiles` keeps the op's operands resolved so far (operands past `routes` route nowhere)."""
     destination: list[DestinationUse] = []
     dfb: list[DFBInputUse] = []
     operands = op.operands
@@ -181,7 +192,7 @@ def _operand_uses(
             raise _Unresolved(number)
         if route is Route.DST:
             destination.append(DestinationUse(op.id, op.op, number, primitive, tile.elem))
-    return UseBatch((*destination, *result.destination), (*dfb, *result.dfb))
+    return UseBatch((*destination, *result.destination), (*dfb, *result.dfb), result.slots)
 
 
 def _result_uses(op: KernelOp, semantics: OpSemantics, collector: OperandResolver) -> UseBatch:
@@ -257,7 +268,7 @@ def _choice(op: KernelOp, walk: int, semantics: OpSemantics, collector: OperandR
             "op",
             op.id,
         )
-    result = _result_uses(op, semantics, collector)
+    result = _result_uses(op, semantics, collector) + UseBatch(slots=_slot_uses(op, semantics))
     options: list[ChoiceOption] = []
     tiles: dict[int, Tile] = {}
     for candidate in _legal_options(op, semantics, legal):
@@ -287,9 +298,10 @@ def _choice(op: KernelOp, walk: int, semantics: OpSemantics, collector: OperandR
     return Choice(op.id, op.op, walk, tuple(options), explicit)
 
 
-def _check_slots(op: KernelOp, semantics: OpSemantics) -> None:
+def _slot_uses(op: KernelOp, semantics: OpSemantics) -> tuple[SlotUse, ...]:
+    """The op's declared DST slot demand (section 3): a requirement on the width and the sync."""
     if semantics.slots_attr is None:
-        return
+        return ()
     slots = op.attrs.get(semantics.slots_attr, 1)
     if not isinstance(slots, int) or isinstance(slots, bool) or slots < 0:
         raise RequestError("request.invalid", f"op '{op.id}': attrs.{semantics.slots_attr} must be a count")
@@ -297,6 +309,7 @@ def _check_slots(op: KernelOp, semantics: OpSemantics) -> None:
         raise KcfgError(
             DST_SLOTS_INVALID, op_message(op.op, "requires 0 DST slots; at least 1 is needed"), "op", op.id
         )
+    return (SlotUse(op.id, op.op, slots),)
 
 
 def _fixed_uses(op: KernelOp, semantics: OpSemantics, collector: OperandResolver) -> UseBatch:
@@ -314,8 +327,8 @@ def _fixed_uses(op: KernelOp, semantics: OpSemantics, collector: OperandResolver
             op.id,
             unresolved.operand,
         ) from None
-    _check_slots(op, semantics)
-    return uses + _result_uses(op, semantics, collector)
+    slots = _slot_uses(op, semantics)
+    return uses + _result_uses(op, semantics, collector) + UseBatch(slots=slots)
 
 
 def collect_requirements(request: KernelcfgResolveRequest) -> KernelRequirements:
@@ -323,6 +336,7 @@ def collect_requirements(request: KernelcfgResolveRequest) -> KernelRequirements
     collector = OperandResolver(request)
     destination: list[DestinationUse] = []
     dfb: list[DFBInputUse] = []
+    slots: list[SlotUse] = []
     choices: list[Choice] = []
     fp32_uses: list[Fp32Use] = []
     for walk, op in enumerate(request.ops):
@@ -333,10 +347,11 @@ def collect_requirements(request: KernelcfgResolveRequest) -> KernelRequirements
         uses = _fixed_uses(op, semantics, collector)
         destination.extend(uses.destination)
         dfb.extend(uses.dfb)
+        slots.extend(uses.slots)
         if semantics.full_fp32 is not None:
             fp32_uses.append(Fp32Use(op.id, semantics.full_fp32))
     return KernelRequirements(
-        UseBatch(tuple(destination), tuple(dfb)),
+        UseBatch(tuple(destination), tuple(dfb), tuple(slots)),
         tuple(choices),
         tuple(fp32_uses),
         tuple(op.id for op in request.ops),

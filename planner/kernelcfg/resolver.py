@@ -30,7 +30,15 @@ from planner.kernelcfg.requirements import Choice, KernelRequirements, collect_r
 from planner.kernelcfg.semantics import Strategy
 from planner.kernelcfg.solver import KernelSolver
 from planner.kernelcfg.state import Applier
-from planner.targets.tenstorrent import FullFp32Kind, KernelTargetEnvironment, TargetError, build_target
+from planner.targets.tenstorrent import (
+    DOUBLE_BUFFERED,
+    FULL,
+    SYNC_MODES,
+    FullFp32Kind,
+    KernelTargetEnvironment,
+    TargetError,
+    build_target,
+)
 
 
 @dataclass(slots=True)
@@ -152,8 +160,11 @@ def width_preference(
 
 
 def sync_modes(policy: KernelConfigPolicy) -> tuple[str, ...]:
-    """Step 8: full iff the sync policy is enabled; auto and disabled give double-buffered."""
-    return ("full",) if policy.dst_full_sync is ThreeState.ENABLED else ("double_buffered",)
+    """Step 8's domain: enabled pins full, disabled double-buffered; auto allows both, preferring
+    double-buffered (full only when a slot demand needs it)."""
+    if policy.dst_full_sync is ThreeState.AUTO:
+        return SYNC_MODES
+    return (FULL,) if policy.dst_full_sync is ThreeState.ENABLED else (DOUBLE_BUFFERED,)
 
 
 def _policy_width(policy: KernelConfigPolicy) -> int | None:

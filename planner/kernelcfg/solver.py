@@ -6,8 +6,10 @@ constraints are applied as one batch (6.4), and every choice constraint becomes 
 whose options are the strategies left in its variable's domain, in domain order (FPU first,
 6.5). `planner.kernelcfg.search` then runs the 6.6 search. The width is the first value of
 the width domain still a candidate (the one width rule: the domain lists the preferred
-width first, 6.7), the sync the first value of its domain, and each unpack mode the first of
-its domain the chosen width's candidate still allows (default before unpack-to-DST, 6.9).
+width first, 6.7), the sync the first value of its domain that gives the chosen width the
+largest slot demand (double-buffered unless capacity needs full, 6.8), and each unpack mode
+the first of its domain the chosen width's candidate still allows (default before
+unpack-to-DST, 6.9).
 
 Extra constraints on one variable narrow that variable's domain while the problem is
 prepared (python-constraint's own pre-processing), so the solver honours them; a problem
@@ -33,11 +35,12 @@ from planner.kernelcfg.problem import (
     DestinationConstraint,
     DFBConstraint,
     KernelConstraint,
+    SlotConstraint,
     WidthPolicyConstraint,
     choice_dfbs,
     strategy_var,
 )
-from planner.kernelcfg.requirements import Choice, DestinationUse, DFBInputUse, UseBatch
+from planner.kernelcfg.requirements import Choice, DestinationUse, DFBInputUse, SlotUse, UseBatch
 from planner.kernelcfg.search import SearchModel, search
 from planner.kernelcfg.semantics import Strategy
 from planner.kernelcfg.state import FUNCTION, Applier, ConflictRecord, KernelState
@@ -62,7 +65,9 @@ class KernelReading:
         width = next(w for w in self.domains[WIDTH_VAR] if w in state.widths)
         solution: Assignments = {strategy_var(op): s for op, s in strategies.items()}
         solution[WIDTH_VAR] = width
-        solution[SYNC_VAR] = self.domains[SYNC_VAR][0]
+        solution[SYNC_VAR] = next(
+            sync for sync in self.domains[SYNC_VAR] if self.applier.has_room((sync,), width, state.slots)
+        )
         for variable, domain in self.domains.items():
             if isinstance(variable, tuple) and variable[0] == "unpack":
                 allowed = state.modes.get((width, variable[1]), _ALL_MODES)
@@ -76,6 +81,7 @@ def read_problem(domains: dict[Hashable, Any], constraints: list[tuple[Any, Any]
     policy: WidthPolicyConstraint | None = None
     destination: list[DestinationUse] = []
     reads: list[tuple[int, DFBInputUse]] = []
+    slots: list[SlotUse] = []
     choices: list[Choice] = []
     dfbs_of: list[list[int]] = []
     for item, variables in constraints:
@@ -96,13 +102,15 @@ def read_problem(domains: dict[Hashable, Any], constraints: list[tuple[Any, Any]
             destination.extend(item.uses)
         elif isinstance(item, DFBConstraint):
             reads.extend(zip(item.positions, item.uses, strict=True))
+        elif isinstance(item, SlotConstraint):
+            slots.extend(item.uses)
         elif isinstance(item, WidthPolicyConstraint):
             policy = item
     if applier is None or policy is None:
         raise ValueError("KernelSolver needs a kernel problem (see planner.kernelcfg.problem)")
     start = _start(domains, policy)
     reads.sort(key=itemgetter(0))  # collection order (6.4)
-    fixed = UseBatch(tuple(destination), tuple(use for _, use in reads))
+    fixed = UseBatch(tuple(destination), tuple(use for _, use in reads), tuple(slots))
     return KernelReading(applier, start, fixed, tuple(choices), tuple(dfbs_of), domains)
 
 
@@ -116,8 +124,9 @@ def _narrowed(choice: Choice, domain: Sequence[Strategy]) -> Choice:
 
 
 def _start(domains: dict[Hashable, Any], policy: WidthPolicyConstraint) -> KernelState:
-    """6.3: the width domain, less what the policy rules out (the function is its evidence)."""
-    state = KernelState(domains[WIDTH_VAR])
+    """6.3: the width domain, less what the policy rules out (the function is its evidence); the
+    sync domain is the sync modes slot demands may use."""
+    state = KernelState(domains[WIDTH_VAR], domains[SYNC_VAR])
     if policy.width is not None:
         state.widths &= {policy.width}
         if policy.width == 32:

@@ -1,19 +1,21 @@
 """The resolution state and step 4's batch application (docs/design/kernel-config.md section 6).
 
 The state is a set of width candidates; each candidate holds, per DFB, the still-allowed
-unpack modes and the first use that constrained it; plus the 32-bit and 16-bit evidence.
+unpack modes and the first use that constrained it; plus the 32-bit and 16-bit evidence, the
+sync modes the policy allows and the largest DST slot demand applied (a width stays a
+candidate only while one of those sync modes gives it that many slots, 4.6).
 Every write goes through a trail so a search can undo to a mark instead of copying.
 Conflicts are typed records carrying their evidence; `planner.kernelcfg.messages` words them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Literal, TypeAlias, TypeVar, cast
 
-from planner.kernelcfg.requirements import DestinationUse, DFBInputUse, UseBatch
-from planner.targets.tenstorrent import WIDTHS, KernelTargetEnvironment, UnpackMode
+from planner.kernelcfg.requirements import DestinationUse, DFBInputUse, SlotUse, UseBatch
+from planner.targets.tenstorrent import SYNC_MODES, WIDTHS, KernelTargetEnvironment, UnpackMode
 
 FUNCTION: Literal["function"] = "function"
 Evidence: TypeAlias = DestinationUse | Literal["function"] | None
@@ -47,12 +49,21 @@ class UnsupportedDFBConfiguration:
     use: DFBInputUse
 
 
+@dataclass(frozen=True, slots=True)
+class DstSlotsExceeded:
+    """No width and sync left gives `use` its slots; `available` is the most any candidate had."""
+
+    use: SlotUse
+    available: int
+
+
 ConflictRecord: TypeAlias = (
     UnsupportedDestination
     | DestinationWidthConflict
     | ExplicitUnpackConflict
     | DFBUnpackConflict
     | UnsupportedDFBConfiguration
+    | DstSlotsExceeded
 )
 
 _ALL_MODES = frozenset(UnpackMode)
@@ -63,10 +74,12 @@ _V = TypeVar("_V")
 class KernelState:
     """Width candidates with per-DFB mode sets, evidence, and an undo trail."""
 
-    __slots__ = ("ev16", "ev32", "first_use", "modes", "trail", "widths")
+    __slots__ = ("ev16", "ev32", "first_use", "modes", "slots", "syncs", "trail", "widths")
 
-    def __init__(self, widths: Iterable[int]) -> None:
+    def __init__(self, widths: Iterable[int], syncs: Iterable[str] = SYNC_MODES) -> None:
         self.widths: set[int] = set(widths)
+        self.syncs: tuple[str, ...] = tuple(syncs)  # fixed for a search: the policy's sync modes
+        self.slots = 0  # the largest DST slot demand applied so far
         self.modes: dict[tuple[int, int], frozenset[UnpackMode]] = {}  # (width, dfb) -> modes
         self.first_use: dict[tuple[int, int], DFBInputUse] = {}
         self.ev32: Evidence = None
@@ -89,6 +102,8 @@ class KernelState:
                 _restore(self.first_use, key, old)  # type: ignore[arg-type]
             elif kind == "ev32":
                 self.ev32 = old  # type: ignore[assignment]
+            elif kind == "slots":
+                self.slots = old  # type: ignore[assignment]
             else:
                 self.ev16 = old  # type: ignore[assignment]
 
@@ -116,6 +131,10 @@ class KernelState:
             self.trail.append(("ev16", None, self.ev16))
             self.ev16 = evidence
 
+    def raise_slots(self, slots: int) -> None:
+        self.trail.append(("slots", None, self.slots))
+        self.slots = slots
+
     def unpack_dfbs(self, width: int) -> list[int]:
         """6.9: DFBs whose mode set at `width` is exactly unpack-to-DST, ascending."""
         only_unpack = frozenset({UnpackMode.UNPACK_TO_DEST})
@@ -131,6 +150,7 @@ def _restore(table: dict[tuple[int, int], _V], key: tuple[int, int], old: object
 
 Demand: TypeAlias = tuple[tuple[int, frozenset[UnpackMode]], ...]  # (DFB or slot, modes it may keep) per read
 Demands: TypeAlias = tuple[tuple[int, Demand], ...]  # (width, demand) per width candidate kept
+Room: TypeAlias = Callable[[tuple[str, ...], int, int], bool]  # (sync modes, width, slots) -> has room
 
 
 class BatchSummary:
@@ -142,11 +162,15 @@ class BatchSummary:
     name DFBs by slot (`dfbs[slot]`), so batches of one shape share them.
     """
 
-    __slots__ = ("demands", "dfbs")
+    __slots__ = ("demands", "dfbs", "room", "slots")
 
-    def __init__(self, demands: Demands, dfbs: tuple[int, ...]) -> None:
+    def __init__(
+        self, demands: Demands, dfbs: tuple[int, ...], slots: int = 0, room: Room | None = None
+    ) -> None:
         self.demands = demands
         self.dfbs = dfbs
+        self.slots = slots  # the batch's largest slot demand (0: none)
+        self.room = room  # answers whether a width has `slots` slots under a state's sync modes
 
     @property
     def by_width(self) -> dict[int, Demand]:
@@ -157,7 +181,7 @@ class BatchSummary:
     def fits(self, state: KernelState) -> bool:
         widths, recorded, dfbs = state.widths, state.modes, self.dfbs
         for width, demand in self.demands:
-            if width not in widths:
+            if width not in widths or not self._roomy(state, width):
                 continue
             for slot, modes in demand:
                 if not modes & recorded.get((width, dfbs[slot]), _ALL_MODES):
@@ -171,13 +195,23 @@ class BatchSummary:
         dfbs, recorded, demands = self.dfbs, state.modes, dict(self.demands)
         for width in sorted(state.widths):
             demand = demands.get(width)
-            if demand is None or not all(m & recorded.get((width, dfbs[s]), _ALL_MODES) for s, m in demand):
+            if (
+                demand is None
+                or not self._roomy(state, width)
+                or not all(m & recorded.get((width, dfbs[s]), _ALL_MODES) for s, m in demand)
+            ):
                 state.erase_width(width)
                 continue
             for slot, modes in demand:
                 dfb = dfbs[slot]
                 state.set_modes(width, dfb, modes & recorded.get((width, dfb), _ALL_MODES), None)
+        if self.slots > state.slots and state.widths:
+            state.raise_slots(self.slots)
         return bool(state.widths)
+
+    def _roomy(self, state: KernelState, width: int) -> bool:
+        """Whether `width` keeps the batch's slots under the state's sync modes (no demand: always)."""
+        return self.room is None or self.slots <= state.slots or self.room(state.syncs, width, self.slots)
 
 
 def _keeps(
@@ -208,7 +242,8 @@ class Applier:
         return self.explicit_scope is None or use.dfb in self.explicit_scope
 
     def apply(self, state: KernelState, batch: UseBatch) -> ConflictRecord | None:
-        """All destination uses, then all DFB uses, each in collection order; stop at a conflict."""
+        """All destination uses, then all DFB uses, then the slot demands, each in collection
+        order; stop at a conflict."""
         applied: set[tuple[object, ...]] = set()  # a use like one applied before changes nothing
         for use in batch.destination:
             kind = (use.primitive, use.elem.name)
@@ -226,6 +261,29 @@ class Applier:
             conflict = self.apply_dfb(state, dfb_use)
             if conflict is not None:
                 return conflict
+        for slot_use in batch.slots:
+            conflict = self.apply_slots(state, slot_use)
+            if conflict is not None:
+                return conflict
+        return None
+
+    def has_room(self, syncs: tuple[str, ...], width: int, slots: int) -> bool:
+        """Whether one of `syncs` gives `slots` DST slots at `width` (4.6)."""
+        return any(self.target.dst_slots(width, sync) >= slots for sync in syncs)
+
+    def apply_slots(self, state: KernelState, use: SlotUse) -> ConflictRecord | None:
+        """Keep the widths some allowed sync gives `use.slots` slots; none left: the slots conflict."""
+        if use.slots <= state.slots:
+            return None
+        available = max(
+            (self.target.dst_slots(width, sync) for width in state.widths for sync in state.syncs), default=0
+        )
+        for width in sorted(state.widths):
+            if not self.has_room(state.syncs, width, use.slots):
+                state.erase_width(width)
+        if not state.widths:
+            return DstSlotsExceeded(use, available)
+        state.raise_slots(use.slots)
         return None
 
     def summarize(self, batch: UseBatch) -> BatchSummary:
@@ -235,21 +293,26 @@ class Applier:
         """
         dfbs = tuple(dict.fromkeys([use.dfb for use in batch.dfb]))
         explicit = () if self.explicit_unpack is None else tuple([self.configured(use) for use in batch.dfb])
+        slots = max([use.slots for use in batch.slots], default=0)
         shape = (
             tuple([(use.primitive, use.elem.name) for use in batch.destination]),
             tuple([(dfbs.index(use.dfb), use.primitive, use.route, use.elem.name) for use in batch.dfb]),
             explicit,
+            slots,
         )
         folded = self.shapes.get(shape)
         if folded is None:
-            folded = self.shapes[shape] = self._fold(batch, dfbs)
-        return BatchSummary(folded, dfbs)
+            folded = self.shapes[shape] = self._fold(batch, dfbs, slots)
+        return BatchSummary(folded, dfbs, slots, self.has_room if slots else None)
 
-    def _fold(self, batch: UseBatch, dfbs: tuple[int, ...]) -> Demands:
-        """Per width the batch can keep, the modes it leaves each DFB (named by its slot in `dfbs`)."""
+    def _fold(self, batch: UseBatch, dfbs: tuple[int, ...], slots: int) -> Demands:
+        """Per width the batch can keep (under some sync mode), the modes it leaves each DFB (named
+        by its slot in `dfbs`)."""
         demands: list[tuple[int, Demand]] = []
         for width in WIDTHS:
             if not all(self.destination_allows(use, width) for use in batch.destination):
+                continue
+            if not self.has_room(SYNC_MODES, width, slots):
                 continue
             modes: dict[int, frozenset[UnpackMode]] = {}
             for use in batch.dfb:

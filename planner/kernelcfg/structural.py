@@ -107,7 +107,7 @@ def _moved(read: DFBInputUse, index: int) -> RequirementsEdit:
         return replace(use, dfb=index) if (use.op, use.operand) == (read.op, read.operand) else use
 
     def batch(uses: UseBatch) -> UseBatch:
-        return UseBatch(uses.destination, tuple(move(use) for use in uses.dfb))
+        return UseBatch(uses.destination, tuple(move(use) for use in uses.dfb), uses.slots)
 
     def edit(requirements: KernelRequirements) -> KernelRequirements:
         choices = tuple(

@@ -4,8 +4,10 @@ A request goes to a worker so that the service can kill it once it overruns its 
 Some requests cannot overrun by more than the worker's grace (0.2 s): `planner.version`,
 and a `kernelcfg.resolve` of at most `MAX_OPS` ops over at most `MAX_DFBS` buffers in at
 most `MAX_BYTES` of JSON. The resolver is pure Python with no solver underneath and keeps
-no state between requests; its search branches only on each op's strategy (FPU or SFPU),
-so it visits at most 2**MAX_OPS leaves, and validating `MAX_BYTES` of input is linear.
+no state between requests; its search branches only on each op's strategy (FPU or SFPU):
+the width, the sync and the unpack modes are narrowed by each applied option, never
+branched on, so it visits at most 2**MAX_OPS leaves, and validating `MAX_BYTES` of input is
+linear.
 `benchmarks/bench_service.py` runs a random search for the slowest such request and
 checks it against the grace (a few milliseconds on two shared cores). A message past its
 deadline is still `request.timeout`: the answer checks the deadline when it ends, and a

@@ -64,6 +64,17 @@ class FullFp32Kind(StrEnum):
 
 
 WIDTHS: tuple[int, ...] = (16, 32)  # ascending: the order candidates are visited in (6.4)
+DOUBLE_BUFFERED, FULL = "double_buffered", "full"
+SYNC_MODES: tuple[str, ...] = (DOUBLE_BUFFERED, FULL)  # the preferred mode first (6.8)
+
+# DST tiles (32x32) one kernel may hold at once, per (width, sync) (docs/design/kernel-config.md 4.6):
+# 16 at 16 bits with full sync; double buffering gives math half of them; 32-bit elements halve both.
+DST_TILES: Mapping[tuple[int, str], int] = {
+    (16, FULL): 16,
+    (16, DOUBLE_BUFFERED): 8,
+    (32, FULL): 8,
+    (32, DOUBLE_BUFFERED): 4,
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,6 +135,7 @@ class TargetFacts:
     capacity_description: str
     bcast_non32_forbids_dst32: bool
     full_fp32: Mapping[FullFp32Kind, FullFp32Support] = field(default_factory=dict)
+    dst_tiles: Mapping[tuple[int, str], int] = field(default_factory=lambda: DST_TILES)
 
 
 NO_TARGET_FACTS = TargetFacts(
@@ -179,6 +191,8 @@ class KernelTargetEnvironment(Protocol):
 
     def full_fp32_support(self, kind: FullFp32Kind) -> FullFp32Support: ...
 
+    def dst_slots(self, width: int, sync: str) -> int: ...
+
 
 _F32_UNPACK_PAIRS = frozenset({(32, UnpackMode.UNPACK_TO_DEST)})
 _DEFAULT_PAIRS = frozenset({(16, UnpackMode.DEFAULT), (32, UnpackMode.DEFAULT)})
@@ -220,6 +234,10 @@ class DescriptorTarget:
 
     def full_fp32_support(self, kind: FullFp32Kind) -> FullFp32Support:
         return self.facts.full_fp32[kind]
+
+    def dst_slots(self, width: int, sync: str) -> int:
+        """4.6: the DST slots (tiles) a kernel has at `width` under `sync`."""
+        return self.facts.dst_tiles[(width, sync)]
 
 
 NO_TARGET = DescriptorTarget(NO_TARGET_FACTS)

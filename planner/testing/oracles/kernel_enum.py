@@ -2,13 +2,15 @@
 
 It shares no logic with the resolver: it reads the request itself, with its own literal
 transcription of docs/design/kernel-config.md sections 2 (op semantics) and 3 (requirements)
-in `kernel_enum_needs`, and of sections 5 (policy) and 6 (steps 2, 7, 8, 9) here; both
-modules import only the protocol models and the target tables. It then enumerates every
-assignment of strategies x DST width x unpack mode (per f32 DFB; the setting is inert for
-other element types) and checks each requirement against the target relations directly.
-Use it to check that a kernel resolves exactly when some assignment exists, that a
-returned plan meets every requirement, and that its width and unpack list are the ones
-steps 7 and 9 give for its strategies.
+in `kernel_enum_needs`, and of sections 4.6 (DST capacity), 5 (policy) and 6 (steps 2, 7,
+8, 9) here; both modules import only the protocol models and the target tables. It then
+enumerates every assignment of strategies x DST width x DST sync x unpack mode (per f32
+DFB; the setting is inert for other element types) and checks each requirement against the
+target relations directly, and the kernel's largest slot demand against its own copy of
+the capacity table. Use it to check that a kernel resolves exactly when some assignment
+exists, that a returned plan meets every requirement (no plan holds more DST slots than its
+width and sync give), and that its width, unpack list and sync are the ones steps 7-9 give
+for its strategies.
 
 Op mnemonics outside section 2's table (the spec's "..." of unary ops) are beyond the
 oracle: `enum_oracle` returns None and `refusal` says nothing for them.
@@ -41,14 +43,20 @@ from planner.testing.oracles.kernel_enum_needs import (
 
 __all__ = ["Assignment", "EnumOracle", "Need", "Refusal", "enum_oracle", "refusal"]
 
+SYNCS = ("double_buffered", "full")
+# Section 4.6, transcribed: DST tiles at 16 bits are 16 with full sync and 8 double-buffered;
+# 32-bit elements halve both.
+DST_TILES = {(16, "full"): 16, (16, "double_buffered"): 8, (32, "full"): 8, (32, "double_buffered"): 4}
+
 
 @dataclass(frozen=True)
 class Assignment:
-    """One complete configuration: a strategy per choice op, a width, a mode per f32 DFB."""
+    """One complete configuration: a strategy per choice op, a width, a sync, a mode per f32 DFB."""
 
     strategies: Mapping[str, str]
     width: int
     modes: Mapping[int, UnpackMode]
+    sync: str
 
 
 @dataclass(frozen=True)
@@ -57,7 +65,8 @@ class EnumOracle:
 
     target: KernelTargetEnvironment
     fp32_dest_acc: str  # auto | enabled | disabled
-    full_sync: bool
+    dst_full_sync: str  # auto | enabled | disabled
+    slots: int  # the most DST slots one op holds at once (0: none stated)
     explicit_unpack: frozenset[int] | None
     fixed: tuple[Need, ...]
     choices: Mapping[str, Mapping[str, tuple[Need, ...]]]  # op -> strategy -> its needs
@@ -82,9 +91,16 @@ class EnumOracle:
     def width_ok(self, width: int) -> bool:
         return {"enabled": width == 32, "disabled": width == 16}.get(self.fp32_dest_acc, True)
 
+    def sync_ok(self, width: int, sync: str) -> bool:
+        """The sync policy allows `sync`, and the width and sync give the kernel's slot demand."""
+        allowed = {"enabled": sync == "full", "disabled": sync == "double_buffered"}
+        return allowed.get(self.dst_full_sync, True) and self.slots <= DST_TILES[(width, sync)]
+
     def satisfies(self, assignment: Assignment) -> bool:
         """Every requirement, fixed and of the chosen options, holds under `assignment`."""
         if not self.width_ok(assignment.width) or set(assignment.strategies) != set(self.choices):
+            return False
+        if not self.sync_ok(assignment.width, assignment.sync):
             return False
         needs = list(self.fixed)
         for op, options in self.choices.items():
@@ -101,12 +117,13 @@ class EnumOracle:
             [list(self.choices[op]) for op in ops] if strategies is None else [[strategies[op]] for op in ops]
         )
         for chosen in itertools.product(*strategy_sets):
-            for width in WIDTHS:
+            for width, sync in itertools.product(WIDTHS, SYNCS):
                 for modes in itertools.product(list(UnpackMode), repeat=len(self.f32_dfbs)):
                     yield Assignment(
                         dict(zip(ops, chosen, strict=True)),
                         width,
                         dict(zip(self.f32_dfbs, modes, strict=True)),
+                        sync,
                     )
 
     def satisfiable(self) -> bool:
@@ -116,7 +133,7 @@ class EnumOracle:
         """The plan read as an assignment: listed f32 DFBs unpack to DST, the others default."""
         listed = set(plan.unpack_to_dest_fp32)
         modes = {d: UnpackMode.UNPACK_TO_DEST if d in listed else UnpackMode.DEFAULT for d in self.f32_dfbs}
-        return Assignment(dict(plan.strategies), plan.dst_width, modes)
+        return Assignment(dict(plan.strategies), plan.dst_width, modes, plan.dst_sync)
 
     def plan_satisfies(self, plan: KernelConfigPlan) -> bool:
         return self.satisfies(self.plan_assignment(plan))
@@ -126,7 +143,8 @@ class EnumOracle:
 
         Width: 32 if (a supported full-fp32 preference or no 16-bit assignment) and a 32-bit
         assignment exists, else 16. Unpack: the explicit set verbatim, else the f32 DFBs whose
-        mode is unpack-to-DST in the chosen width's assignment.
+        mode is unpack-to-DST in the chosen width's assignment. Sync: double-buffered if an
+        assignment of the chosen width has it, else full.
         """
         if set(strategies) != set(self.choices):
             return None
@@ -142,7 +160,8 @@ class EnumOracle:
             unpack = sorted(
                 d for d in self.f32_dfbs if all(a.modes[d] is UnpackMode.UNPACK_TO_DEST for a in chosen)
             )
-        return width, unpack, "full" if self.full_sync else "double_buffered"
+        syncs = {a.sync for a in fitting if a.width == width}
+        return width, unpack, "double_buffered" if "double_buffered" in syncs else "full"
 
 
 def _read(request: KernelcfgResolveRequest) -> EnumOracle:
@@ -162,7 +181,8 @@ def _read(request: KernelcfgResolveRequest) -> EnumOracle:
         raise refuse("kcfg.policy_unpack_attr_malformed")
     if explicit is not None and any(not 0 <= i < target.dfb_capacity for i in explicit):
         raise refuse("kcfg.policy_unpack_index_out_of_range")
-    fixed, choices, preferences = kernel_needs(request)
+    needs = kernel_needs(request)
+    fixed, choices, preferences = needs.fixed, needs.choices, needs.preferences
     everything = fixed + [n for options in choices.values() for needs in options.values() for n in needs]
     by_walk = {op.id: walk for walk, op in enumerate(request.ops)}
     for need in sorted(everything, key=lambda n: by_walk[n.op]):
@@ -179,7 +199,8 @@ def _read(request: KernelcfgResolveRequest) -> EnumOracle:
     return EnumOracle(
         target,
         fp32,
-        sync == "enabled",
+        sync,
+        needs.slots,
         None if explicit is None else frozenset(explicit),
         tuple(fixed),
         choices,

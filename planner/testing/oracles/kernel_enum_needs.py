@@ -2,7 +2,8 @@
 
 Its own literal transcription of section 2's op table and section 3's requirement rules,
 sharing nothing with the resolver: each op becomes needs (a DST element or a DFB read) and
-each strategy-dependent op one tuple of needs per legal strategy. A request the spec
+each strategy-dependent op one tuple of needs per legal strategy; an op holding several DST
+slots at once (row normalization's `tiles`) also states that count. A request the spec
 refuses before the search raises `Refused`; one beyond the table raises `BeyondOracle`.
 Imports only the protocol models and the target tables.
 """
@@ -253,20 +254,37 @@ def _fixed_needs(op: KernelOp, row: _OpRow, reader: _Reader) -> tuple[Need, ...]
         needs = reader.needs(op, row.primitive, row.routes)
     except _Unresolved as unresolved:
         raise refuse("kcfg.operand_dfb_unresolved", op.id, unresolved.operand) from None
-    if op.op == "tile_row_normalization_block" and op.attrs.get("tiles", 1) == 0:
+    if op.op == "tile_row_normalization_block" and _slots(op) == 0:
         raise refuse("kcfg.dst_slots_invalid", op.id)
     return needs + reader.result_need(op, row.primitive, row.result_in_dst)
 
 
-def kernel_needs(
-    request: KernelcfgResolveRequest,
-) -> tuple[list[Need], dict[str, dict[str, tuple[Need, ...]]], list[FullFp32Kind]]:
-    """Section 3 over every op in walk order: the fixed needs, each choice op's needs per
-    strategy, and the full-fp32 kinds the fixed ops could prefer; the first op refusal wins."""
+def _slots(op: KernelOp) -> int:
+    """The DST slots a row normalization holds at once (`attrs.tiles`, default 1)."""
+    tiles = op.attrs.get("tiles", 1)
+    if not isinstance(tiles, int) or isinstance(tiles, bool) or tiles < 0:
+        raise BeyondOracle
+    return tiles
+
+
+@dataclass(frozen=True)
+class KernelNeeds:
+    """A kernel's needs: fixed ones, each choice op's per strategy, the full-fp32 kinds its
+    fixed ops could prefer, and the DST slots the hungriest op holds at once (0: none stated)."""
+
+    fixed: list[Need]
+    choices: dict[str, dict[str, tuple[Need, ...]]]
+    preferences: list[FullFp32Kind]
+    slots: int
+
+
+def kernel_needs(request: KernelcfgResolveRequest) -> KernelNeeds:
+    """Section 3 over every op in walk order; the first op refusal wins."""
     reader = _Reader(request)
     fixed: list[Need] = []
     choices: dict[str, dict[str, tuple[Need, ...]]] = {}
     preferences: list[FullFp32Kind] = []
+    slots = 0
     for op in request.ops:
         if op.op in _STRATEGY_BINARY:
             choices[op.id] = _choice_options(op, reader)
@@ -277,4 +295,6 @@ def kernel_needs(
         fixed.extend(_fixed_needs(op, row, reader))
         if row.full_fp32 is not None:
             preferences.append(row.full_fp32)
-    return fixed, choices, preferences
+        if op.op == "tile_row_normalization_block":
+            slots = max(slots, _slots(op))
+    return KernelNeeds(fixed, choices, preferences, slots)

@@ -36,7 +36,8 @@ class LiteralOutcome:
 
 
 def _copy(state: KernelState) -> KernelState:
-    clone = KernelState(state.widths)
+    clone = KernelState(state.widths, state.syncs)
+    clone.slots = state.slots
     clone.modes = dict(state.modes)
     clone.first_use = dict(state.first_use)
     clone.ev32, clone.ev16 = state.ev32, state.ev16

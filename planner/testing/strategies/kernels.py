@@ -2,11 +2,12 @@
 
 `kernel_requests()` draws small kernels over the whole op vocabulary of docs/design/kernel-config.md
 section 2 (strategy-dependent binaries, unaries, copies, stores, broadcasts, reduces,
-matmuls, fills, transposes, accumulates), operands of every JSON form that resolves
-(`{"dfb": i}`, `{"value": op}`, `{"unattached": dtype}`), optional explicit strategies, and
-every policy knob; `conflicting_kernel_requests()` plants a conflict a structural
-correction addresses (a shared DFB needing two unpack modes, or a bf16/f16 broadcast next
-to a 32-bit DST use). Pair them with `planner.testing.oracles.kernel_enum` to check a resolver:
+matmuls, fills, transposes, accumulates, row normalizations holding 1 to 17 DST slots),
+operands of every JSON form that resolves (`{"dfb": i}`, `{"value": op}`,
+`{"unattached": dtype}`), optional explicit strategies, and every policy knob;
+`conflicting_kernel_requests()` plants a conflict a structural correction addresses (a
+shared DFB needing two unpack modes, or a bf16/f16 broadcast next to a 32-bit DST use).
+Pair them with `planner.testing.oracles.kernel_enum` to check a resolver:
 
     @given(kernel_requests())
     def test_resolves_iff_satisfiable(request):
@@ -46,10 +47,23 @@ _OP_SHAPES: dict[str, tuple[int, Sequence[dict[str, Any]]]] = {
     "tile_fill": (0, ({},)),
     "tile_transpose": (1, ({},)),
     "tile_accumulate": (2, ({},)),
+    "tile_row_normalization_block": (
+        3,
+        tuple({"tiles": n, "gamma": gamma} for n in (1, 4, 5, 8, 9, 16, 17) for gamma in ("true", "false")),
+    ),
 }
 _CHOICE_OPS = frozenset({"tile_add", "tile_sub", "tile_mul"})
 _NO_RESULT = frozenset({"tile_store"})
-_DFB_READERS = frozenset({"copy_tile", "tile_bcast", "tile_reduce", "tile_matmul_block", "tile_transpose"})
+_DFB_READERS = frozenset(
+    {
+        "copy_tile",
+        "tile_bcast",
+        "tile_reduce",
+        "tile_matmul_block",
+        "tile_transpose",
+        "tile_row_normalization_block",
+    }
+)
 
 
 @st.composite
