@@ -20,6 +20,10 @@ it, in this process: the server's work on the same message (read, validate, reso
 and the request validation alone, with its share of that work. Targets: <= 0.3 s at the
 largest size and <= 12x the smallest size's time.
 
+Precision: the dense kernel of the largest size resolved with `precision=exact` (every f32
+operand lossless: its f32 binary ops run on the SFPU) against the default resolve, CPU
+medians of alternating runs. Target: <= 1.5x.
+
 Refused kernels (`--refused-sizes`): the sparse blocks with a row broadcast of an unpacked
 DFB inserted half-way. Printed: the `resolve()` median including the minimal conflict and
 the verified corrections; the same kernel without the broadcast (plans: the baseline); and
@@ -337,6 +341,33 @@ def report_served(sizes: list[int], repeats: int) -> None:
         )
 
 
+EXACT_RATIO = 1.5  # precision=exact resolve of the dense kernel against the default resolve
+
+
+def report_precision(size: int, repeats: int) -> None:
+    """The dense kernel resolved by default and with precision=exact, alternating runs."""
+    params = dense_params(size)
+    default = KernelcfgResolveRequest.model_validate(params)
+    exact = KernelcfgResolveRequest.model_validate({**params, "policy": {"precision": "exact"}})
+    plan = resolve(exact).plan
+    assert plan is not None, "the dense kernel has an SFPU route for every f32 op"
+    assert resolve(default).ok
+    walls: dict[str, list[float]] = {"default": [], "exact": []}
+    cpus: dict[str, list[float]] = {"default": [], "exact": []}
+    for _ in range(repeats):
+        for name, request in (("default", default), ("exact", exact)):
+            timing = time_steps(partial(resolve, request), 1)
+            walls[name].append(timing.wall)
+            cpus[name].append(timing.cpu)
+    mine, base = Timing.of(walls["exact"], cpus["exact"]), Timing.of(walls["default"], cpus["default"])
+    ratio = mine.cpu / base.cpu
+    sfpu = sum(strategy == "sfpu" for strategy in plan.strategies.values())
+    print(f"\ndense {size} ops, default resolve():         {base}")
+    on_sfpu = f"{sfpu} of {len(plan.strategies)} on the SFPU"
+    print(f"dense {size} ops, precision=exact resolve(): {mine}  ({on_sfpu})")
+    print(f"exact / default (CPU): {ratio:.2f}x: target <= {EXACT_RATIO:g}x: {verdict(ratio <= EXACT_RATIO)}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[500, 5000])
@@ -345,6 +376,7 @@ def main() -> None:
     parser.add_argument("--refused-sizes", type=int, nargs="+", default=[1000, 5000])
     args = parser.parse_args()
     report_search(args.sizes, args.repeats, args.baseline_repeats)
+    report_precision(max(args.sizes), args.repeats)
     report_served(args.sizes, args.repeats)
     report_refusals(args.refused_sizes, args.repeats)
 

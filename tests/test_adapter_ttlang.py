@@ -127,6 +127,8 @@ def test_section10_compute_form_request() -> None:
             "fpu_binary": True,
             "unpack_to_dest_fp32": None,
             "math_fidelity": None,
+            "math_approx_mode": None,
+            "precision": "default",
         },
         "dfbs": [{"index": 0, "dtype": "f32"}, {"index": 1, "dtype": "f32"}],
         "ops": [
@@ -140,6 +142,7 @@ def test_section10_compute_form_request() -> None:
             ),
         ],
         "explain": False,
+        "report_precision": False,
     }
 
 

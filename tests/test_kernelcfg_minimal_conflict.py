@@ -2,7 +2,8 @@
 
 `records_hold` is independent of the resolver's search: it tries every strategy of the
 choices among the records, both widths, both syncs and both unpack modes of every DFB they
-read, and checks each record against the target tables directly.
+read, and checks each record against the target tables directly (and, with `precision
+exact` among them, that no f32 read loses bits).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from planner.kernelcfg.records import (
     ExplicitUnpack,
     FpuDisabled,
     PolicyWidth,
+    PrecisionExact,
     Requirement,
     SyncPolicy,
     build_records,
@@ -45,6 +47,11 @@ def _dfb_ok(target: KernelTargetEnvironment, use: DFBInputUse, width: int, mode:
     return (width, mode) in target.supported_dfb_configurations(use.primitive, use.route, use.elem)
 
 
+def _loses_bits(use: DFBInputUse, width: int, mode: UnpackMode) -> bool:
+    """An f32 read in the default mode goes through SrcA/SrcB (4.7); f32 in DST needs 32 bits anyway."""
+    return use.elem.is_f32 and mode is UnpackMode.DEFAULT
+
+
 def records_hold(
     subset: Sequence[Requirement], target: KernelTargetEnvironment, explicit: frozenset[int]
 ) -> bool:
@@ -52,6 +59,7 @@ def records_hold(
     enumeration)."""
     payloads = [item.payload for item in subset]
     syncs = [s for s in SYNC_MODES if all(p.mode == s for p in payloads if isinstance(p, SyncPolicy))]
+    exact = any(isinstance(p, PrecisionExact) for p in payloads)
     choices = [p for p in payloads if isinstance(p, Choice)]
     fpu_off = any(isinstance(p, FpuDisabled) for p in payloads)
     stated = {p.op: p.strategy for p in payloads if isinstance(p, ExplicitStrategy)}
@@ -90,6 +98,7 @@ def records_hold(
                     all(_destination_ok(target, u, width) for u in destination)
                     and all(_dfb_ok(target, u, width, mode[u.dfb]) for u in reads)
                     and all(u.slots <= target.dst_slots(width, sync) for u in slots)
+                    and not (exact and any(_loses_bits(u, width, mode[u.dfb]) for u in reads))
                 ):
                     return True
     return False

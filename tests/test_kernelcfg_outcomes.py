@@ -393,7 +393,7 @@ def test_the_protocol_example_round_trips_as_json() -> None:
     body = """{"arch": "blackhole",
       "policy": {"fp32_dest_acc": "auto", "dst_full_sync": "auto", "reduce_full_fp32": true,
                  "matmul_full_fp32": true, "fpu_binary": true, "unpack_to_dest_fp32": null,
-                 "math_fidelity": null},
+                 "math_fidelity": null, "math_approx_mode": null, "precision": "default"},
       "dfbs": [{"index": 0, "dtype": "f32"}, {"index": 1, "dtype": "f32"}],
       "ops": [{"id": "add0", "op": "tile_add", "operands": [{"dfb": 0}, {"dfb": 1}],
                "result_dtype": "f32", "same_tile_coords": true, "explicit_strategy": null, "attrs": {}}]}"""
@@ -406,10 +406,12 @@ def test_the_protocol_example_round_trips_as_json() -> None:
             "dst_sync": "double_buffered",
             "unpack_to_dest_fp32": [],
             "math_fidelity": None,
+            "math_approx_mode": None,
         },
         "warnings": [],
         "conflict": None,
         "explanation": None,
+        "precision": None,
     }
 
 

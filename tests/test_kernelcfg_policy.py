@@ -179,6 +179,14 @@ def test_unsupported_destination_width_via_a_custom_target() -> None:
         def full_fp32_support(self, kind: Any) -> Any:
             return NO_TARGET.full_fp32_support(kind)
 
+        hifi4_fp32_fault = None
+
+        def dst_slots(self, width: int, sync: str) -> int:
+            return NO_TARGET.dst_slots(width, sync)
+
+        def f32_format(self, reads_dfb: bool, mode: Any, width: int) -> Any:
+            return NO_TARGET.f32_format(reads_dfb, mode, width)
+
     conflict = refused(kernel(op("f", "tile_fill")), "kcfg.dst_width_unsupported", NoF32Fill())  # type: ignore[arg-type]
     assert "has no target-supported destination element width for 'f32' elements" in conflict.message
 

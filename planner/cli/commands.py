@@ -137,7 +137,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
     if is_json_request(args.file, text):
         found = conflicts.Explained(args.file, (answer_request_file(text.encode("utf-8"), limits(args)),))
     else:
-        found = conflicts.explain_ir(args.file, text, resolve_context(args, args.file))
+        found = conflicts.explain_ir(args.file, text, context=resolve_context(args, args.file))
     if args.graph:
         from planner.explain import graph
 
@@ -152,7 +152,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
 def cmd_explain_plan(args: argparse.Namespace) -> int:
     from planner.explain.remarks import explain_source
 
-    explained = explain_source(args.file, read_text(args), limits(args))
+    explained = explain_source(args.file, read_text(args), limits(args), adapter_options(args.option))
     if args.json:
         print_json(explained.document)
     else:

@@ -130,6 +130,9 @@ def _add_commands(sub: Any) -> None:
     )
     reasons.add_argument("file", help="TT-Lang MLIR or a kernelcfg.resolve JSON request; - for stdin")
     reasons.add_argument("--json", action="store_true", help="print the explanations (or the error) as JSON")
+    reasons.add_argument(
+        "--option", action="append", default=[], metavar="KEY=VALUE", help="pass option (precision=exact)"
+    )
     _add_limits(reasons, with_sizes=False)
 
     layout = sub.add_parser("layout", help="NZ layout tools", description="NZ layout tools")

@@ -9,7 +9,7 @@ The explanation only reads the core's typed evidence; it never re-derives a caus
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -61,11 +61,13 @@ def _report_subjects(method: str, report: JsonObject) -> tuple[Subject, ...]:
     )
 
 
-def explain_ir(source: str, text: str, context: Any = None) -> Explained:
-    """Plan an IR file through its adapter and keep every function's answer (`context`: where a
-    PyPTO file's imports are read from)."""
+def explain_ir(
+    source: str, text: str, options: Mapping[str, str] | None = None, context: Any = None
+) -> Explained:
+    """Plan an IR file through its adapter (with `options`) and keep every function's answer
+    (`context`: where a PyPTO file's imports are read from)."""
     adapter = detect_adapter(source, text)
-    outcome = plan_with(adapter, text, filename=source, options={}, context=context)
+    outcome = plan_with(adapter, text, filename=source, options=dict(options or {}), context=context)
     found = Explained(
         source, _report_subjects(METHOD_BY_ADAPTER[adapter], outcome.report), tuple(outcome.diagnostics)
     )

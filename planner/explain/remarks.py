@@ -1,25 +1,35 @@
 """`planner explain FILE`: every decision of a resolved kernel-config plan as an MLIR-style remark.
 
 TT-Lang MLIR: each function is resolved with `explain: true` and each decision prints as
-`file:line:col: remark: ...` at its deciding op (the function for kernel-wide reasons). A
+`file:line:col: remark: ...` at its deciding op (the function for kernel-wide reasons), then
+each lost f32 value of the plan's precision account (`report_precision: true`) at its op. A
 `kernelcfg.resolve` JSON request (bare params or a `{"method", "params"}` envelope) prints
-the same remarks located by op id. A refused input prints what `explain-conflict` prints.
+the same remarks located by op id. Options (`--option precision=exact`) are the pass
+options; for a JSON request they set its policy fields. A refused input prints what
+`explain-conflict` prints.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from pydantic import ValidationError
 
 from planner import request_codes
 from planner.adapters.ttlang.diagnostics import Located
+from planner.adapters.ttlang.pass_options import option_policy
 from planner.adapters.ttlang.planning import read_kernels
 from planner.contract import JsonObject, RequestError, request_error_from_validation
 from planner.explain import conflicts
 from planner.inputs import is_json_request, read_request
 from planner.kernelcfg import resolve
-from planner.kernelcfg.protocol import Decision, KernelcfgResolveRequest
+from planner.kernelcfg.protocol import (
+    Decision,
+    KernelcfgResolveRequest,
+    KernelcfgResolveResponse,
+    PrecisionAccount,
+)
 from planner.limits import Limits
 
 
@@ -45,59 +55,83 @@ def remark(decision: Decision) -> str:
     return f"{subject} = {decision.value} ({decision.how} by {causes}): {decision.reason}"
 
 
+def precision_remarks(account: PrecisionAccount) -> list[tuple[str, str]]:
+    """(op, remark) per lost f32 value (accumulation fallbacks are the resolver's warnings already)."""
+    found = []
+    for value in account.values:
+        if not value.lossless:
+            slot = "result" if value.operand is None else f"operand {value.operand}"
+            said = f"precision of {value.op} {slot} = {value.format} (lost to {', '.join(value.causes)})"
+            found.append((value.op, f"{said}: {value.reason}"))
+    return found
+
+
+_EXPLAINED = {"explain": True, "report_precision": True}
+
+
+def _document(function: str | None, response: KernelcfgResolveResponse) -> JsonObject:
+    """One function's decisions and precision account, as `planner explain --json` prints them."""
+    dumped = response.model_dump(mode="json", include={"explanation", "precision"})
+    return {"function": function, **dumped}
+
+
 def _at(source: str, where: Located) -> str:
     line, column = where.line_col()
     return f"{source}:{line}:{column}: "
 
 
-def _from_mlir(source: str, text: str) -> Explained:
+def _from_mlir(source: str, text: str, options: Mapping[str, str] | None) -> Explained:
     lines: list[str] = []
     documents: list[JsonObject] = []
-    for kernel in read_kernels(text, source, None)[2]:
+    for kernel in read_kernels(text, source, options)[2]:
         request = kernel.request
-        response = resolve(request.model_copy(update={"explain": True})) if request is not None else None
-        if request is None or response is None or response.explanation is None:
-            return _refusal(conflicts.explain_ir(source, text))
-        documents.append(
-            {"function": request.function, "explanation": response.explanation.model_dump(mode="json")}
-        )
+        response = resolve(request.model_copy(update=_EXPLAINED)) if request is not None else None
+        if request is None or response is None or response.explanation is None or response.precision is None:
+            return _refusal(conflicts.explain_ir(source, text, options))
+        documents.append(_document(request.function, response))
         function = _at(source, Located(kernel.parsed, kernel.function))
-        for decision in response.explanation.decisions:
-            op = kernel.kernel.op_by_id.get(decision.op) if decision.op is not None else None
+        said = [(d.op, remark(d)) for d in response.explanation.decisions]
+        for op_id, said_there in said + precision_remarks(response.precision):
+            op = kernel.kernel.op_by_id.get(op_id) if op_id is not None else None
             where = _at(source, Located(kernel.parsed, op)) if op is not None else function
-            lines.append(f"{where}remark: {remark(decision)}")
+            lines.append(f"{where}remark: {said_there}")
     return Explained(True, "".join(line + "\n" for line in lines), {"input": source, "functions": documents})
 
 
-def _from_json(source: str, text: str, limits: Limits) -> Explained:
+def _from_json(source: str, text: str, limits: Limits, options: Mapping[str, str] | None) -> Explained:
     found = read_request(text.encode("utf-8"), limits)
     if found.method != "kernelcfg.resolve":
         raise RequestError(
             request_codes.INVALID_PARAMS, f"{source}: planner explain reads kernelcfg.resolve requests"
         )
+    params = dict(found.params)
+    if options:
+        params["policy"] = {**(params.get("policy") or {}), **option_policy(options)}
     try:
-        request = KernelcfgResolveRequest.model_validate({**found.params, "explain": True})
+        request = KernelcfgResolveRequest.model_validate({**params, **_EXPLAINED})
     except ValidationError as exc:
         raise request_error_from_validation(exc) from None
     response = resolve(request)
-    if response.explanation is None:
+    if response.explanation is None or response.precision is None:
         refused = conflicts.Subject(
-            found.method,
-            found.params.get("function"),
-            found.params,
-            response.model_dump(mode="json"),
-            refused=True,
+            found.method, params.get("function"), params, response.model_dump(mode="json"), refused=True
         )
         return _refusal(conflicts.Explained(source, (refused,)))
     where = f"{source}:@{request.function}" if request.function else source
+    said = [(d.op, remark(d)) for d in response.explanation.decisions]
     lines = [
-        f"{where}: remark: {f'op {d.op!r}: ' if d.op else ''}{remark(d)}"
-        for d in response.explanation.decisions
+        f"{where}: remark: {f'op {op!r}: ' if op else ''}{said_there}"
+        for op, said_there in said + precision_remarks(response.precision)
     ]
-    document = {"function": request.function, "explanation": response.explanation.model_dump(mode="json")}
+    document = _document(request.function, response)
     return Explained(True, "".join(line + "\n" for line in lines), {"input": source, "functions": [document]})
 
 
-def explain_source(source: str, text: str, limits: Limits) -> Explained:
-    """Remarks for every decision of every function in `text` (MLIR or a JSON request)."""
-    return _from_json(source, text, limits) if is_json_request(source, text) else _from_mlir(source, text)
+def explain_source(
+    source: str, text: str, limits: Limits, options: Mapping[str, str] | None = None
+) -> Explained:
+    """Remarks for every decision and precision loss of every function in `text` (MLIR or a JSON
+    request); `options` are the pass options."""
+    if is_json_request(source, text):
+        return _from_json(source, text, limits, options)
+    return _from_mlir(source, text, options)

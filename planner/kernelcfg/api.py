@@ -5,13 +5,15 @@ from __future__ import annotations
 from planner.budget import gc_paused
 from planner.kernelcfg.conflicts import explain_conflict
 from planner.kernelcfg.decisions import explain_plan
+from planner.kernelcfg.precision import precision_account
 from planner.kernelcfg.protocol import KernelcfgResolveRequest, KernelcfgResolveResponse
 from planner.kernelcfg.resolver import resolve_with
 from planner.targets.tenstorrent import KernelTargetEnvironment
 
 
 def resolve(request: KernelcfgResolveRequest) -> KernelcfgResolveResponse:
-    """Resolve strategies, DST width, sync and unpack modes for the request's kernel."""
+    """Resolve strategies, DST width, sync and unpack modes for the request's kernel (and, asked,
+    explain the decisions and account for precision)."""
     return resolve_on(request, None)
 
 
@@ -29,7 +31,12 @@ def _answer(
     resolution = resolve_with(request, target)
     if resolution.plan is not None:
         explanation = explain_plan(request, resolution) if request.explain else None
+        precision = precision_account(resolution) if request.report_precision else None
         return KernelcfgResolveResponse(
-            ok=True, plan=resolution.plan, warnings=resolution.warnings, explanation=explanation
+            ok=True,
+            plan=resolution.plan,
+            warnings=resolution.warnings,
+            explanation=explanation,
+            precision=precision,
         )
     return KernelcfgResolveResponse(ok=False, conflict=explain_conflict(request, resolution, target))

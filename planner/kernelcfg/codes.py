@@ -55,6 +55,10 @@ DFB_UNPACK_CONFLICT = "kcfg.dfb_unpack_conflict"
 DFB_CONFIG_UNSUPPORTED = "kcfg.dfb_config_unsupported"
 FULL_FP32_ROW_REDUCE_UNAVAILABLE = "kcfg.full_fp32_row_reduce_unavailable"
 PREFERRED_FP32_UNAVAILABLE = "kcfg.preferred_fp32_unavailable"
+PRECISION_LOSS_UNAVOIDABLE = "kcfg.precision_loss_unavoidable"
+POLICY_ATTR_NOT_STRING = "kcfg.policy_attr_not_string"
+MATH_FIDELITY_HIFI4_FP32_WORMHOLE = "kcfg.math_fidelity_hifi4_fp32_wormhole"  # warning (tt-metal#52327)
+MATH_FIDELITY_HIFI2_MATMUL = "kcfg.math_fidelity_hifi2_matmul"  # warning (tt-metal#55889)
 STRATEGY_MISSING = "kcfg.strategy_missing"
 INTERNAL_CONSISTENT_CONFLICT = "kcfg.internal_consistent_conflict"  # a defect, never a verdict on input
 

@@ -15,12 +15,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from planner.kernelcfg.policy import KernelConfigPolicy, ThreeState
+from planner.kernelcfg.policy import KernelConfigPolicy, Precision, ThreeState
 from planner.kernelcfg.protocol import Decision, KernelcfgResolveRequest, RequirementRecord
 from planner.kernelcfg.records import ExplicitStrategy as ExplicitStrategyRecord
 from planner.kernelcfg.records import ExplicitUnpack as ExplicitUnpackRecord
 from planner.kernelcfg.records import FpuDisabled as FpuDisabledRecord
 from planner.kernelcfg.records import PolicyWidth as PolicyWidthRecord
+from planner.kernelcfg.records import PrecisionExact as PrecisionExactRecord
 from planner.kernelcfg.records import Requirement, SyncPolicy, build_records, strip_explicit
 from planner.kernelcfg.requirements import KernelRequirements, UseBatch, collect_requirements
 from planner.kernelcfg.resolver import Resolution, resolve_collected
@@ -77,6 +78,8 @@ def counterfactual(kernel: Kernel, causes: Iterable[str], held: Mapping[str, Str
             policy = replace(policy, fp32_dest_acc=ThreeState.AUTO)
         elif isinstance(payload, FpuDisabledRecord):
             policy = replace(policy, fpu_binary=True)
+        elif isinstance(payload, PrecisionExactRecord):
+            policy = replace(policy, precision=Precision.DEFAULT)
         elif isinstance(payload, ExplicitUnpackRecord):
             listed = set(policy.unpack_to_dest_fp32 or ())
             policy = replace(policy, unpack_to_dest_fp32=tuple(sorted(listed ^ {payload.dfb})))

@@ -8,8 +8,9 @@ leaves nothing to decide (the op or the DFB's readers are gone):
   strategies; preferred by the full-fp32 knobs of the ops that prefer 32 bits, or by
   `narrow_destination` when none does.
 - Strategy: the other strategy is not an option (not legal, FPU policy off, explicit
-  attribute), or, every other op's strategy held, conflicts with a minimal set of records
-  found by resolving again; FPU also by `fpu_before_sfpu`.
+  attribute, or lossy under `precision=exact`), or, every other op's strategy held,
+  conflicts with a minimal set of records found by resolving again; FPU also by
+  `fpu_before_sfpu`.
 - Unpack (f32 DFBs; the setting is inert for other element types): the records of the
   DFB's readers, which all require its mode at the chosen width, and its explicit entry.
 - Sync: the `dst_full_sync` policy record; under auto, full sync by the slot demands that
@@ -32,6 +33,7 @@ from planner.kernelcfg.counterfactual import (
     counterfactual,
     explained_kernel,
 )
+from planner.kernelcfg.lossless import lossless_strategies
 from planner.kernelcfg.protocol import (
     Decision,
     KernelcfgResolveRequest,
@@ -44,6 +46,7 @@ from planner.kernelcfg.records import (
     ExplicitUnpack,
     FpuDisabled,
     PolicyWidth,
+    PrecisionExact,
     SyncPolicy,
 )
 from planner.kernelcfg.requirements import Choice, DestinationUse, DFBInputUse, SlotUse, UseBatch
@@ -167,10 +170,12 @@ class _Explainer:
                 + _cited([own])
             ]
         else:
+            lossy = other not in lossless_strategies(choice, self.kernel.target)
             unlocking = [
                 item
                 for item in self.kernel.records
                 if (isinstance(item.payload, FpuDisabled) and other is Strategy.FPU)
+                or (isinstance(item.payload, PrecisionExact) and lossy)
                 or (isinstance(item.payload, ExplicitStrategy) and item.payload.op == choice.op)
             ]
             words = [f"{_cited(unlocking)} rules out {other.value.upper()}"] if unlocking else []

@@ -15,6 +15,7 @@ from planner.kernelcfg.codes import (
     DST_WIDTH_EXPLICIT_UNSUPPORTED,
     DST_WIDTH_UNSUPPORTED,
     EXPLICIT_UNPACK_CONFLICT,
+    PRECISION_LOSS_UNAVOIDABLE,
     KcfgError,
     Note,
     op_message,
@@ -27,6 +28,7 @@ from planner.kernelcfg.state import (
     DFBUnpackConflict,
     DstSlotsExceeded,
     ExplicitUnpackConflict,
+    PrecisionLossUnavoidable,
     UnsupportedDestination,
 )
 from planner.targets.tenstorrent import UnpackMode
@@ -41,6 +43,7 @@ DESCRIBED_CODES = frozenset(
         DFB_UNPACK_CONFLICT,
         DFB_CONFIG_UNSUPPORTED,
         DST_SLOTS_EXCEEDED,
+        PRECISION_LOSS_UNAVOIDABLE,
     }
 )
 """Every code `describe` gives: the search's conflicts, the ones a refusal explains with records."""
@@ -78,6 +81,21 @@ def _width_conflict(conflict: DestinationWidthConflict) -> KcfgError:
     return KcfgError(DST_WIDTH_EXPLICIT_UNSUPPORTED, text, "function", note=note)
 
 
+def _precision_conflict(conflict: PrecisionLossUnavoidable) -> KcfgError:
+    """6.10: the op, its lossy read, and what would make it lossless."""
+    use = conflict.use
+    if conflict.choice:
+        route = "through SrcA/SrcB on every strategy left to it"
+        fix = "the SFPU strategy (reading the buffer unpacked to DST), bf16 input or another dataflow buffer"
+    else:
+        route, fix = "only through SrcA/SrcB", "an SFPU alternative, bf16 input or another dataflow buffer"
+    text = (
+        f"operand {use.operand} reads f32 dataflow buffer {use.dfb} {route} (TF32 at most), but "
+        f"precision=exact requires every f32 operand without loss; {fix} would make it lossless"
+    )
+    return KcfgError(PRECISION_LOSS_UNAVOIDABLE, op_message(use.mnemonic, text), "op", use.op, use.operand)
+
+
 def describe(conflict: ConflictRecord) -> KcfgError:
     """Render a typed conflict with section 8's code, wording, location and note."""
     if isinstance(conflict, DestinationWidthConflict):
@@ -94,6 +112,8 @@ def describe(conflict: ConflictRecord) -> KcfgError:
             text = "requires default unpack mode, but ttl.unpack_to_dest_fp32 includes this index"
         message = op_message(use.mnemonic, f"dataflow buffer {use.dfb} {text}")
         return KcfgError(EXPLICIT_UNPACK_CONFLICT, message, "op", use.op, use.operand)
+    if isinstance(conflict, PrecisionLossUnavoidable):
+        return _precision_conflict(conflict)
     if isinstance(conflict, DstSlotsExceeded):
         slots = conflict.use
         text = (

@@ -1,7 +1,9 @@
 """`KernelConfigPolicy`: normalized options and function attributes (docs/design/kernel-config.md section 5).
 
-The policy holds no inferred op facts; it only restricts widths, sync, FPU availability and
-the explicit unpack set. Errors point at the function.
+The policy holds no inferred op facts; it only restricts widths, sync, FPU availability, the
+explicit unpack set and, with `precision` exact, the routes that lose f32 bits; the accuracy
+knobs (math fidelity, approximation mode) are checked and forwarded. Errors point at the
+function.
 """
 
 from __future__ import annotations
@@ -17,13 +19,18 @@ from planner.kernelcfg.codes import (
     KcfgError,
 )
 from planner.kernelcfg.protocol import KernelPolicy
-from planner.targets.tenstorrent import KernelTargetEnvironment
+from planner.targets.tenstorrent import MATH_FIDELITIES, KernelTargetEnvironment
 
 
 class ThreeState(StrEnum):
     AUTO = "auto"
     ENABLED = "enabled"
     DISABLED = "disabled"
+
+
+class Precision(StrEnum):
+    DEFAULT = "default"  # today's resolution; losses are reported, not constrained
+    EXACT = "exact"  # hard constraints: no f32 operand or result loses bits (6.10)
 
 
 _THREE_STATE_SPELLINGS: dict[str, ThreeState] = {
@@ -46,6 +53,8 @@ class KernelConfigPolicy:
     fpu_binary: bool
     unpack_to_dest_fp32: tuple[int, ...] | None  # sorted, deduplicated
     math_fidelity: str | None
+    math_approx_mode: bool | None = None
+    precision: Precision = Precision.DEFAULT
 
 
 def parse_three_state(value: object, option: str, attribute: str) -> ThreeState:
@@ -87,6 +96,16 @@ def parse_unpack_set(value: object, target: KernelTargetEnvironment) -> tuple[in
     return tuple(sorted(set(value)))
 
 
+def parse_choice(value: str | None, option: str, allowed: tuple[str, ...]) -> str | None:
+    """A text option that must be one of `allowed` (None: not given)."""
+    if value is None or value in allowed:
+        return value
+    expected = ", ".join(allowed[:-1]) + f", or {allowed[-1]}" if len(allowed) > 2 else " or ".join(allowed)
+    raise KcfgError(
+        POLICY_OPTION_INVALID, f"invalid {option} value '{value}'; expected {expected}", "function"
+    )
+
+
 def normalize_policy(policy: KernelPolicy, target: KernelTargetEnvironment) -> KernelConfigPolicy:
     """Section 5, checked in table order so the first bad setting is the one reported."""
     return KernelConfigPolicy(
@@ -96,5 +115,9 @@ def normalize_policy(policy: KernelPolicy, target: KernelTargetEnvironment) -> K
         matmul_full_fp32=policy.matmul_full_fp32,
         fpu_binary=policy.fpu_binary,
         unpack_to_dest_fp32=parse_unpack_set(policy.unpack_to_dest_fp32, target),
-        math_fidelity=policy.math_fidelity,
+        math_fidelity=parse_choice(policy.math_fidelity, "math-fidelity", MATH_FIDELITIES),
+        math_approx_mode=policy.math_approx_mode,
+        precision=Precision(
+            parse_choice(policy.precision, "precision", tuple(Precision)) or Precision.DEFAULT
+        ),
     )

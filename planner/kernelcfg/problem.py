@@ -4,7 +4,8 @@ Variables: one strategy per choice op (its allowed strategies, FPU first), the k
 DST width (its candidates in preference order, 6.7), one unpack mode per DFB a use reads,
 and the sync mode (the policy's modes, double-buffered first, 6.8). Constraints: the fp32
 policy pins the width (6.3), every fixed use holds (6.4; a slot demand constrains width and
-sync together, 4.6), and the option a choice selects has all its uses hold. Each constraint
+sync together, 4.6), the option a choice selects has all its uses hold, and under
+`precision=exact` every op keeps its f32 values lossless (6.10). Each constraint
 judges values with the kernel's `Applier`, so generic solvers solve the same problem the
 resolver's `KernelSolver` does.
 
@@ -20,6 +21,7 @@ from typing import Any
 
 import constraint
 
+from planner.kernelcfg.lossless import first_lossy, lossless_strategies, lossy_read
 from planner.kernelcfg.requirements import (
     Choice,
     ChoiceOption,
@@ -185,6 +187,49 @@ class ChoiceConstraint(KernelConstraint):
         )
 
 
+class LosslessConstraint(KernelConstraint):
+    """precision=exact (6.10): the op reads no f32 value lossily. Variables: the strategy of a
+    choice (its lossless strategies hold), or the width for a fixed op's lossy read (never holds).
+
+    `use` is the evidence: the fixed read, or a choice's first lossy read; `walk` orders the
+    ops so the first one with no lossless route is the conflict.
+    """
+
+    def __init__(
+        self, applier: Applier, walk: int, use: DFBInputUse, strategies: frozenset[Strategy] | None
+    ) -> None:
+        super().__init__(applier)
+        self.walk = walk
+        self.use = use
+        self.strategies = strategies
+
+    def holds(self, variables: Sequence[Hashable], assignments: Assignments) -> bool:
+        if self.strategies is None:
+            return False
+        strategy = assignments.get(variables[0])
+        return strategy is None or strategy in self.strategies
+
+
+def _state_exact(
+    problem: constraint.Problem,
+    applier: Applier,
+    fixed: UseBatch,
+    choices: Sequence[Choice],
+    walk_order: Sequence[str],
+) -> None:
+    """6.10's constraints: one per fixed lossy read, one per choice with a lossy option."""
+    walk = {op: number for number, op in enumerate(walk_order)}
+    for use in fixed.dfb:
+        if lossy_read(use, applier.target):
+            problem.addConstraint(LosslessConstraint(applier, walk[use.op], use, None), [WIDTH_VAR])
+    for choice in choices:
+        lossy = [found for o in choice.options if (found := first_lossy(o.uses, applier.target))]
+        if lossy:
+            kept = lossless_strategies(choice, applier.target)
+            item = LosslessConstraint(applier, choice.walk, lossy[0], kept)
+            problem.addConstraint(item, [strategy_var(choice.op)])
+
+
 def choice_dfbs(choice: Choice) -> list[int]:
     """The DFBs any option of `choice` reads, ascending."""
     return sorted({use.dfb for option in choice.options for use in option.uses.dfb})
@@ -199,6 +244,8 @@ def build_problem(
     choices: Sequence[Choice],
     sync_modes: Sequence[str],
     solver: constraint.Solver,
+    exact: bool = False,
+    walk_order: Sequence[str] = (),
 ) -> constraint.Problem:
     """The problem for one kernel; `width_order` and `sync_modes` list their candidates most preferred
     first."""
@@ -225,6 +272,8 @@ def build_problem(
         problem.addVariable(variable, [option.strategy for option in item.choice.options])
         sync = [SYNC_VAR] if any(option.uses.slots for option in item.choice.options) else []
         problem.addConstraint(item, [variable, WIDTH_VAR, *sync, *map(unpack_var, item.dfbs)])
+    if exact:
+        _state_exact(problem, applier, fixed, choices, walk_order)
     return problem
 
 

@@ -25,7 +25,9 @@ class KernelPolicy(ContractModel):
     matmul_full_fp32: bool = True
     fpu_binary: bool = True
     unpack_to_dest_fp32: list[int] | None = None
-    math_fidelity: str | None = None
+    math_fidelity: str | None = None  # LoFi | HiFi2 | HiFi3 | HiFi4; checked by the policy
+    math_approx_mode: bool | None = None
+    precision: str = "default"  # default | exact (no f32 operand or result loses bits); checked by the policy
 
 
 class SystemDesc(ContractModel):
@@ -91,6 +93,7 @@ class KernelcfgResolveRequest(ContractModel):
     dfbs: list[DfbSpec] = Field(default_factory=list, max_length=4096)
     ops: list[KernelOp] = Field(default_factory=list, max_length=100_000)
     explain: bool = False  # a resolved plan carries `explanation`: every decision and its causes
+    report_precision: bool = False  # a resolved plan carries `precision`: where f32 values lose bits
 
     @model_validator(mode="wrap")
     @classmethod
@@ -180,6 +183,42 @@ class KernelConfigPlan(ContractModel):
     dst_sync: Literal["double_buffered", "full"]
     unpack_to_dest_fp32: list[int]
     math_fidelity: str | None = None
+    math_approx_mode: bool | None = None
+
+
+MathFormatName: TypeAlias = Literal["fp32", "tf32", "bf16"]
+
+
+class PrecisionValue(ContractModel):
+    """One f32 operand (the format it reaches the math in) or f32 result (the format DST keeps)."""
+
+    op: str
+    operand: int | None = None  # None: the op's result
+    dfb: int | None = None  # the DFB an operand reads, if any
+    format: MathFormatName
+    lossless: bool
+    causes: list[Literal["strategy", "unpack_mode", "dst_width"]] = Field(default_factory=list)
+    avoidable: bool | None = None  # a loss: whether another legal plan keeps this value lossless
+    reason: str = ""
+
+
+class PrecisionAccumulation(ContractModel):
+    """A reduce or matmul: whether it accumulates in full fp32 (reported, never constrained)."""
+
+    op: str
+    kind: str
+    full_fp32: bool
+    reason: str
+
+
+class PrecisionAccount(ContractModel):
+    """Where a plan loses f32 bits, beside the plan (docs/design/kernel-config.md 4.7)."""
+
+    precision: Literal["default", "exact"]
+    math_fidelity: str | None = None
+    math_approx_mode: bool | None = None
+    values: list[PrecisionValue] = Field(default_factory=list)
+    accumulation: list[PrecisionAccumulation] = Field(default_factory=list)
 
 
 class KernelcfgResolveResponse(ContractModel):
@@ -188,3 +227,4 @@ class KernelcfgResolveResponse(ContractModel):
     warnings: list[KernelWarning] = Field(default_factory=list)
     conflict: Conflict | None = None
     explanation: PlanExplanation | None = None  # with `explain: true`, for a resolved plan
+    precision: PrecisionAccount | None = None  # with `report_precision: true`, for a resolved plan

@@ -12,7 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from planner.kernelcfg.policy import ThreeState
+from planner.kernelcfg.lossless import first_lossy, lossy_read
+from planner.kernelcfg.policy import Precision, ThreeState
 from planner.kernelcfg.protocol import KernelcfgResolveRequest, KernelOp, KernelPolicy, RequirementRecord
 from planner.kernelcfg.requirements import (
     Choice,
@@ -56,6 +57,11 @@ class ExplicitStrategy:
 
 
 @dataclass(frozen=True, slots=True)
+class PrecisionExact:
+    """`precision=exact`: no option or fixed op may read an f32 value lossily (6.10)."""
+
+
+@dataclass(frozen=True, slots=True)
 class SyncPolicy:
     """`dst_full_sync` enabled (full) or disabled (double-buffered)."""
 
@@ -69,6 +75,7 @@ class SyncPolicy:
 Payload = (
     PolicyWidth
     | FpuDisabled
+    | PrecisionExact
     | SyncPolicy
     | ExplicitUnpack
     | ExplicitStrategy
@@ -153,6 +160,14 @@ def slot_uses(requirements: KernelRequirements) -> list[SlotUse]:
     return [*requirements.fixed.slots, *optional]
 
 
+def _reads_lossily(requirements: KernelRequirements, target: KernelTargetEnvironment) -> bool:
+    """Whether a fixed use or some option reads an f32 value lossily: only then can exact matter."""
+    options = (o for c in requirements.choices for o in c.options)
+    return first_lossy(requirements.fixed, target) is not None or any(
+        first_lossy(o.uses, target) is not None for o in options
+    )
+
+
 def sync_matters(requirements: KernelRequirements, target: KernelTargetEnvironment) -> bool:
     """Whether some slot demand exceeds what every width and sync gives: only then can the sync
     policy take part in a conflict (4.6)."""
@@ -198,6 +213,14 @@ def build_records(resolution: Resolution, relaxed: KernelRequirements) -> list[R
         )
     if policy.dst_full_sync is not ThreeState.AUTO and sync_matters(relaxed, target):
         sync_record(records, policy.dst_full_sync)
+    if policy.precision is Precision.EXACT and _reads_lossily(relaxed, target):
+        records.add(
+            PrecisionExact(),
+            Suggestion("set precision to default", _policy_edit(precision="default")),
+            kind="policy",
+            allows=["lossless f32"],
+            summary="precision exact",
+        )
     if policy.unpack_to_dest_fp32 is not None:
         for dfb in _f32_dfbs(relaxed):
             listed = dfb in policy.unpack_to_dest_fp32
@@ -281,7 +304,7 @@ def satisfiable(
     widths: set[int] = set(WIDTHS)
     syncs = SYNC_MODES
     scope: set[int] = set()
-    fpu_off = False
+    fpu_off = exact = False
     narrowed: dict[str, Strategy] = {}
     destination: list[DestinationUse] = []
     dfb: list[DFBInputUse] = []
@@ -303,10 +326,14 @@ def satisfiable(
             widths &= {payload.width}
         elif isinstance(payload, FpuDisabled):
             fpu_off = True
+        elif isinstance(payload, PrecisionExact):
+            exact = True
         elif isinstance(payload, ExplicitUnpack):
             scope.add(payload.dfb)
         else:
             narrowed[payload.op] = payload.strategy
+    if exact and any(lossy_read(use, target) for use in dfb):
+        return False
     applier = Applier(target, explicit, frozenset(scope))
     state = KernelState(widths, syncs)
     if applier.apply(state, UseBatch(tuple(destination), tuple(dfb), tuple(slots))) is not None:
@@ -317,6 +344,7 @@ def satisfiable(
             o
             for o in choice.options
             if not (fpu_off and o.strategy is Strategy.FPU)
+            and not (exact and first_lossy(o.uses, target) is not None)
             and narrowed.get(choice.op, o.strategy) is o.strategy
         )
         if not options:

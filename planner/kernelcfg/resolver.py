@@ -22,8 +22,9 @@ from planner.kernelcfg.codes import (
     KcfgError,
     op_message,
 )
+from planner.kernelcfg.fidelity import FidelityWarnings, fidelity_warnings
 from planner.kernelcfg.messages import describe
-from planner.kernelcfg.policy import KernelConfigPolicy, ThreeState, normalize_policy
+from planner.kernelcfg.policy import KernelConfigPolicy, Precision, ThreeState, normalize_policy
 from planner.kernelcfg.problem import SYNC_VAR, WIDTH_VAR, build_problem, strategies_of, unpacked_dfbs
 from planner.kernelcfg.protocol import KernelcfgResolveRequest, KernelConfigPlan, KernelWarning
 from planner.kernelcfg.requirements import Choice, KernelRequirements, collect_requirements
@@ -181,6 +182,7 @@ class KernelProblem:
     csp: constraint.Problem
     policy: KernelConfigPolicy
     preference: WidthPreference
+    fidelity: FidelityWarnings
 
 
 def state_problem(
@@ -198,8 +200,10 @@ def state_problem(
         choices=allowed_choices(requirements.choices, policy),
         sync_modes=sync_modes(policy),
         solver=KernelSolver(),
+        exact=policy.precision is Precision.EXACT,
+        walk_order=requirements.walk_order,
     )
-    return KernelProblem(csp, policy, preference)
+    return KernelProblem(csp, policy, preference, fidelity_warnings(requirements, policy, target))
 
 
 def kernel_problem(
@@ -230,8 +234,9 @@ def solve_problem(kernel: KernelProblem) -> tuple[KernelConfigPlan, list[KernelW
         dst_sync=solution[SYNC_VAR],
         unpack_to_dest_fp32=sorted(unpack),
         math_fidelity=policy.math_fidelity,
+        math_approx_mode=policy.math_approx_mode,
     )
-    return plan, kernel.preference.warnings(width, policy)
+    return plan, kernel.preference.warnings(width, policy) + kernel.fidelity.warnings(plan)
 
 
 def resolve_with(

@@ -13,7 +13,9 @@ unpack-to-DST, 6.9).
 
 Extra constraints on one variable narrow that variable's domain while the problem is
 prepared (python-constraint's own pre-processing), so the solver honours them; a problem
-with any other constraint is refused. A failed search leaves its typed conflict in
+with any other constraint is refused. Under `precision=exact` (6.10) each choice keeps its
+lossless options only, and the first op in walk order left without a lossless route is the
+conflict, before any use is applied. A failed search leaves its typed conflict in
 `KernelSolver.conflict`.
 """
 
@@ -35,6 +37,7 @@ from planner.kernelcfg.problem import (
     DestinationConstraint,
     DFBConstraint,
     KernelConstraint,
+    LosslessConstraint,
     SlotConstraint,
     WidthPolicyConstraint,
     choice_dfbs,
@@ -43,7 +46,13 @@ from planner.kernelcfg.problem import (
 from planner.kernelcfg.requirements import Choice, DestinationUse, DFBInputUse, SlotUse, UseBatch
 from planner.kernelcfg.search import SearchModel, search
 from planner.kernelcfg.semantics import Strategy
-from planner.kernelcfg.state import FUNCTION, Applier, ConflictRecord, KernelState
+from planner.kernelcfg.state import (
+    FUNCTION,
+    Applier,
+    ConflictRecord,
+    KernelState,
+    PrecisionLossUnavoidable,
+)
 from planner.targets.tenstorrent import UnpackMode
 
 _ALL_MODES = frozenset(UnpackMode)
@@ -59,6 +68,7 @@ class KernelReading:
     choices: tuple[Choice, ...]
     dfbs_of: tuple[list[int], ...]  # per choice, the DFBs its options read (ascending)
     domains: dict[Hashable, Any]
+    unavoidable: PrecisionLossUnavoidable | None = None  # 6.10: the first op without a lossless route
 
     def solution(self, strategies: dict[str, Strategy], state: KernelState) -> Assignments:
         """The values a successful search leaves: its strategies and the first allowed value of the rest."""
@@ -84,6 +94,7 @@ def read_problem(domains: dict[Hashable, Any], constraints: list[tuple[Any, Any]
     slots: list[SlotUse] = []
     choices: list[Choice] = []
     dfbs_of: list[list[int]] = []
+    lossless: list[LosslessConstraint] = []
     for item, variables in constraints:
         if not isinstance(item, KernelConstraint):
             raise ValueError(
@@ -104,6 +115,8 @@ def read_problem(domains: dict[Hashable, Any], constraints: list[tuple[Any, Any]
             reads.extend(zip(item.positions, item.uses, strict=True))
         elif isinstance(item, SlotConstraint):
             slots.extend(item.uses)
+        elif isinstance(item, LosslessConstraint):
+            lossless.append(item)
         elif isinstance(item, WidthPolicyConstraint):
             policy = item
     if applier is None or policy is None:
@@ -111,7 +124,28 @@ def read_problem(domains: dict[Hashable, Any], constraints: list[tuple[Any, Any]
     start = _start(domains, policy)
     reads.sort(key=itemgetter(0))  # collection order (6.4)
     fixed = UseBatch(tuple(destination), tuple(use for _, use in reads), tuple(slots))
-    return KernelReading(applier, start, fixed, tuple(choices), tuple(dfbs_of), domains)
+    unavoidable = _exact(choices, dfbs_of, lossless)
+    return KernelReading(applier, start, fixed, tuple(choices), tuple(dfbs_of), domains, unavoidable)
+
+
+def _exact(
+    choices: list[Choice], dfbs_of: list[list[int]], lossless: list[LosslessConstraint]
+) -> PrecisionLossUnavoidable | None:
+    """6.10: each choice keeps its lossless options (in place); the first op in walk order left
+    with no lossless route, if any."""
+    kept = {item.use.op: item.strategies for item in lossless if item.strategies is not None}
+    for position, choice in enumerate(choices):
+        strategies = kept.get(choice.op)
+        if strategies is not None:
+            allowed = [option.strategy for option in choice.options if option.strategy in strategies]
+            choices[position] = _narrowed(choice, allowed)
+            dfbs_of[position] = choice_dfbs(choices[position])
+    empty = [item for item in lossless if item.strategies is not None and not item.strategies]
+    fixed = [item for item in lossless if item.strategies is None]
+    lossy = sorted(fixed + empty, key=lambda item: item.walk)
+    if not lossy:
+        return None
+    return PrecisionLossUnavoidable(lossy[0].use, lossy[0].strategies is not None)
 
 
 def _narrowed(choice: Choice, domain: Sequence[Strategy]) -> Choice:
@@ -157,6 +191,9 @@ class KernelSolver(constraint.Solver):  # type: ignore[misc]
 
     def _solve(self, domains: dict[Hashable, Any], constraints: list[tuple[Any, Any]]) -> Assignments | None:
         reading = read_problem(domains, constraints)
+        if reading.unavoidable is not None:
+            self.conflict = reading.unavoidable
+            return None
         state = reading.start
         self.conflict = reading.applier.apply(state, reading.fixed)
         if self.conflict is not None:

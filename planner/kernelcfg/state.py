@@ -57,6 +57,15 @@ class DstSlotsExceeded:
     available: int
 
 
+@dataclass(frozen=True, slots=True)
+class PrecisionLossUnavoidable:
+    """precision=exact, and `use` reads f32 lossily on every route left to its op (`choice`: a
+    strategy-dependent op with no lossless option)."""
+
+    use: DFBInputUse
+    choice: bool
+
+
 ConflictRecord: TypeAlias = (
     UnsupportedDestination
     | DestinationWidthConflict
@@ -64,6 +73,7 @@ ConflictRecord: TypeAlias = (
     | DFBUnpackConflict
     | UnsupportedDFBConfiguration
     | DstSlotsExceeded
+    | PrecisionLossUnavoidable
 )
 
 _ALL_MODES = frozenset(UnpackMode)

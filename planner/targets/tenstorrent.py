@@ -64,6 +64,15 @@ class FullFp32Kind(StrEnum):
 
 
 WIDTHS: tuple[int, ...] = (16, 32)  # ascending: the order candidates are visited in (6.4)
+MATH_FIDELITIES: tuple[str, ...] = ("LoFi", "HiFi2", "HiFi3", "HiFi4")  # ComputeConfigDescriptor's
+
+
+class MathFormat(StrEnum):
+    """The format an f32 value reaches the math in, or DST keeps it at (4.7)."""
+
+    FP32 = "fp32"
+    TF32 = "tf32"
+    BF16 = "bf16"
 DOUBLE_BUFFERED, FULL = "double_buffered", "full"
 SYNC_MODES: tuple[str, ...] = (DOUBLE_BUFFERED, FULL)  # the preferred mode first (6.8)
 
@@ -124,6 +133,11 @@ _UNSUPPORTED_SILENT = FullFp32Support(False)
 BLACKHOLE_ROW_REDUCE_WARNING = (
     "full-fp32 row reduce is unavailable on Blackhole (tt-metal #47311); using non-full-fp32 reduce lowering"
 )
+WORMHOLE_HIFI4_FP32_WARNING = (
+    "HiFi4 math fidelity with fp32 destination accumulation corrupts occasional FPU multiply "
+    "results by a power of two on Wormhole (tt-metal#52327, hardware issue tt-metal#38306); "
+    "HiFi3 is the recommended mitigation"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,6 +150,7 @@ class TargetFacts:
     bcast_non32_forbids_dst32: bool
     full_fp32: Mapping[FullFp32Kind, FullFp32Support] = field(default_factory=dict)
     dst_tiles: Mapping[tuple[int, str], int] = field(default_factory=lambda: DST_TILES)
+    hifi4_fp32_fault: str | None = None  # the warning for HiFi4 FPU multiplies at 32 bits, if any
 
 
 NO_TARGET_FACTS = TargetFacts(
@@ -156,6 +171,7 @@ WORMHOLE_B0_FACTS = TargetFacts(
         FullFp32Kind.REDUCE_SCALAR: _UNSUPPORTED_SILENT,
         FullFp32Kind.MATMUL: _SUPPORTED,
     },
+    hifi4_fp32_fault=WORMHOLE_HIFI4_FP32_WARNING,
 )
 BLACKHOLE_FACTS = TargetFacts(
     name="blackhole",
@@ -191,7 +207,12 @@ class KernelTargetEnvironment(Protocol):
 
     def full_fp32_support(self, kind: FullFp32Kind) -> FullFp32Support: ...
 
+    @property
+    def hifi4_fp32_fault(self) -> str | None: ...
+
     def dst_slots(self, width: int, sync: str) -> int: ...
+
+    def f32_format(self, reads_dfb: bool, mode: UnpackMode, width: int) -> MathFormat: ...
 
 
 _F32_UNPACK_PAIRS = frozenset({(32, UnpackMode.UNPACK_TO_DEST)})
@@ -235,9 +256,21 @@ class DescriptorTarget:
     def full_fp32_support(self, kind: FullFp32Kind) -> FullFp32Support:
         return self.facts.full_fp32[kind]
 
+    @property
+    def hifi4_fp32_fault(self) -> str | None:
+        return self.facts.hifi4_fp32_fault
+
     def dst_slots(self, width: int, sync: str) -> int:
         """4.6: the DST slots (tiles) a kernel has at `width` under `sync`."""
         return self.facts.dst_tiles[(width, sync)]
+
+    def f32_format(self, reads_dfb: bool, mode: UnpackMode, width: int) -> MathFormat:
+        """4.7: an f32 tile read from a DFB in the default mode goes through the unpacker into
+        SrcA/SrcB (TF32 with 32-bit DST, bfloat16 with 16-bit); one unpacked to DST, or already
+        in DST, is kept at the DST width (fp32 at 32 bits, bfloat16 at 16)."""
+        if reads_dfb and mode is UnpackMode.DEFAULT:
+            return MathFormat.TF32 if width == 32 else MathFormat.BF16
+        return MathFormat.FP32 if width == 32 else MathFormat.BF16
 
 
 NO_TARGET = DescriptorTarget(NO_TARGET_FACTS)

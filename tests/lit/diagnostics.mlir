@@ -518,6 +518,39 @@ module attributes {ttl.target_arch = #ttcore.arch<blackhole>} {
 
 // -----
 
+// kcfg.policy_attr_not_string
+module {
+  // expected-error @below {{math_fidelity must be a string attribute}}
+  func.func @fidelity_not_string(%t0: tensor<1x1x!ttcore.tile<32x32, f32>>) attributes {math_fidelity = 4 : i32} {
+    %c0 = arith.constant 0 : index
+    %cb0 = ttl.bind_cb {cb_index = 0, block_count = 2} : !ttl.cb<[1, 1], !ttcore.tile<32x32, f32>, 2>
+    %a0 = ttl.attach_cb %t0, %cb0 : (tensor<1x1x!ttcore.tile<32x32, f32>>, !ttl.cb<[1, 1], !ttcore.tile<32x32, f32>, 2>) -> tensor<1x1x!ttcore.tile<32x32, f32>>
+    %x0 = tensor.extract %a0[%c0, %c0] : tensor<1x1x!ttcore.tile<32x32, f32>>
+    %e = ttl.tile_exp %x0 into dst[%c0] : !ttcore.tile<32x32, f32> -> !ttcore.tile<32x32, f32>
+    return
+  }
+}
+
+// -----
+
+// kcfg.math_fidelity_hifi4_fp32_wormhole (a warning; the kernel plans)
+module attributes {ttl.target_arch = #ttcore.arch<wormhole_b0>} {
+  func.func @wh_hifi4_fp32(%t0: tensor<1x1x!ttcore.tile<32x32, f32>>, %t1: tensor<1x1x!ttcore.tile<32x32, f32>>) attributes {math_fidelity = "HiFi4"} {
+    %c0 = arith.constant 0 : index
+    %cb0 = ttl.bind_cb {cb_index = 0, block_count = 2} : !ttl.cb<[1, 1], !ttcore.tile<32x32, f32>, 2>
+    %cb1 = ttl.bind_cb {cb_index = 1, block_count = 2} : !ttl.cb<[1, 1], !ttcore.tile<32x32, f32>, 2>
+    %a0 = ttl.attach_cb %t0, %cb0 : (tensor<1x1x!ttcore.tile<32x32, f32>>, !ttl.cb<[1, 1], !ttcore.tile<32x32, f32>, 2>) -> tensor<1x1x!ttcore.tile<32x32, f32>>
+    %a1 = ttl.attach_cb %t1, %cb1 : (tensor<1x1x!ttcore.tile<32x32, f32>>, !ttl.cb<[1, 1], !ttcore.tile<32x32, f32>, 2>) -> tensor<1x1x!ttcore.tile<32x32, f32>>
+    %x0 = tensor.extract %a0[%c0, %c0] : tensor<1x1x!ttcore.tile<32x32, f32>>
+    %x1 = tensor.extract %a1[%c0, %c0] : tensor<1x1x!ttcore.tile<32x32, f32>>
+    // expected-warning @below {{HiFi4 math fidelity with fp32 destination accumulation corrupts occasional FPU multiply results by a power of two on Wormhole (tt-metal#52327}}
+    %m = ttl.tile_matmul_block %x0, %x1 into dst[%c0] : !ttcore.tile<32x32, f32>, !ttcore.tile<32x32, f32> -> !ttcore.tile<32x32, f32>
+    return
+  }
+}
+
+// -----
+
 // adapter.unknown_tile_op: another dialect's op handling tiles
 module {
   func.func @foreign_tile_op(%t0: tensor<1x1x!ttcore.tile<32x32, f32>>) {

@@ -105,6 +105,9 @@ class SetComputeKernelConfig(ModulePass):
     reduce_full_fp32: PassOption = None
     matmul_full_fp32: PassOption = None
     enable_fpu_binary_ops: PassOption = None
+    math_fidelity: PassOption = None
+    math_approx_mode: PassOption = None
+    precision: PassOption = None
 
     def options(self) -> dict[str, str]:
         """The options given, spelled as upstream's pass reads them (`fp32-dest-acc-en=enabled`)."""

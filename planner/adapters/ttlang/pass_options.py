@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
-from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, IntegerType, ModuleOp, i32
+from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, IntegerType, ModuleOp, StringAttr, i32
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Attribute, Operation
 
@@ -20,7 +20,12 @@ from planner.adapters.outcome import AdapterInputError
 from planner.adapters.ttlang.codes import ATTRIBUTE_INVALID, OPTION_INVALID, OPTION_UNKNOWN
 from planner.adapters.ttlang.source import ParsedChunk
 from planner.adapters.ttlang.ttcore_dialect import ArchAttr, DeviceAttr, DeviceOp, SystemDescAttr
-from planner.kernelcfg.codes import POLICY_ATTR_NOT_BOOL, POLICY_UNPACK_ATTR_MALFORMED, KcfgError
+from planner.kernelcfg.codes import (
+    POLICY_ATTR_NOT_BOOL,
+    POLICY_ATTR_NOT_STRING,
+    POLICY_UNPACK_ATTR_MALFORMED,
+    KcfgError,
+)
 from planner.kernelcfg.protocol import KernelPolicy, SystemDesc
 
 TARGET_ARCH_ATTR = "ttl.target_arch"
@@ -30,8 +35,10 @@ UNPACK_ATTR = "ttl.unpack_to_dest_fp32"
 FPU_BINARY_ATTR = "ttl.enable_fpu_binary_ops"
 FP32_DEST_ATTR = "fp32_dest_acc_en"
 DST_SYNC_ATTR = "dst_full_sync_en"
+MATH_FIDELITY_ATTR = "math_fidelity"
+MATH_APPROX_ATTR = "math_approx_mode"
 
-OptionKind = Literal["three_state", "bool"]
+OptionKind = Literal["three_state", "bool", "text"]
 
 
 @dataclass(frozen=True)
@@ -48,12 +55,16 @@ PASS_OPTIONS: dict[str, PassOption] = {
     "reduce-full-fp32": PassOption("reduce_full_fp32", "bool"),
     "matmul-full-fp32": PassOption("matmul_full_fp32", "bool"),
     "enable-fpu-binary-ops": PassOption("fpu_binary", "bool"),
+    "math-fidelity": PassOption("math_fidelity", "text"),
+    "math-approx-mode": PassOption("math_approx_mode", "bool"),
+    "precision": PassOption("precision", "text"),
 }
 
 BOOL_FUNCTION_ATTRS: dict[str, str] = {
     FP32_DEST_ATTR: "fp32_dest_acc",
     DST_SYNC_ATTR: "dst_full_sync",
     FPU_BINARY_ATTR: "fpu_binary",
+    MATH_APPROX_ATTR: "math_approx_mode",
 }
 """Function attributes that must be booleans, and the policy field each one fixes."""
 
@@ -67,7 +78,7 @@ def _option_value(key: str, value: object) -> tuple[str, bool | str]:
         known = ", ".join(sorted(PASS_OPTIONS))
         raise AdapterInputError(OPTION_UNKNOWN, f"unknown pass option '{key}' (known: {known})")
     text = str(value).lower() if isinstance(value, bool) else str(value)
-    if option.kind == "three_state":
+    if option.kind != "bool":  # the resolver owns the spelling rules of these values
         return option.field, text
     if text not in _BOOL_SPELLINGS:
         raise AdapterInputError(
@@ -117,6 +128,11 @@ def function_policy(function: FuncOp, from_options: Mapping[str, bool | str]) ->
             fields[field] = _bool_attr(name, attr)
     if (unpack := function.attributes.get(UNPACK_ATTR)) is not None:
         fields["unpack_to_dest_fp32"] = _unpack_attr(unpack)
+    if (fidelity := function.attributes.get(MATH_FIDELITY_ATTR)) is not None:
+        if not isinstance(fidelity, StringAttr):
+            text = f"{MATH_FIDELITY_ATTR} must be a string attribute"
+            raise KcfgError(POLICY_ATTR_NOT_STRING, text, "function")
+        fields["math_fidelity"] = fidelity.data
     return KernelPolicy.model_validate(fields)
 
 

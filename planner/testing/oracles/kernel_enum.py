@@ -7,10 +7,13 @@ in `kernel_enum_needs`, and of sections 4.6 (DST capacity), 5 (policy) and 6 (st
 enumerates every assignment of strategies x DST width x DST sync x unpack mode (per f32
 DFB; the setting is inert for other element types) and checks each requirement against the
 target relations directly, and the kernel's largest slot demand against its own copy of
-the capacity table. Use it to check that a kernel resolves exactly when some assignment
-exists, that a returned plan meets every requirement (no plan holds more DST slots than its
-width and sync give), and that its width, unpack list and sync are the ones steps 7-9 give
-for its strategies.
+the capacity table. Under `precision=exact` it also requires, by its own reading of 4.7,
+that no f32 value loses bits: an f32 DFB read in the default unpack mode goes through
+SrcA/SrcB (TF32 or bfloat16), and an f32 value in 16-bit DST is bfloat16. Use it to check
+that a kernel resolves exactly when some assignment exists, that a returned plan meets
+every requirement (no plan holds more DST slots than its width and sync give, an exact plan
+loses no bits), and that its width, unpack list and sync are the ones steps 7-9 give for
+its strategies.
 
 Op mnemonics outside section 2's table (the spec's "..." of unary ops) are beyond the
 oracle: `enum_oracle` returns None and `refusal` says nothing for them.
@@ -68,6 +71,7 @@ class EnumOracle:
     dst_full_sync: str  # auto | enabled | disabled
     slots: int  # the most DST slots one op holds at once (0: none stated)
     explicit_unpack: frozenset[int] | None
+    exact: bool  # precision=exact: no f32 value may lose bits
     fixed: tuple[Need, ...]
     choices: Mapping[str, Mapping[str, tuple[Need, ...]]]  # op -> strategy -> its needs
     f32_dfbs: tuple[int, ...]
@@ -88,6 +92,26 @@ class EnumOracle:
             need.primitive, need.route, need.elem
         )
 
+    def loses_bits(self, need: Need, width: int, modes: Mapping[int, UnpackMode]) -> bool:
+        """4.7, transcribed: an f32 DFB read in the default mode, or an f32 value in 16-bit DST."""
+        if not need.elem.is_f32:
+            return False
+        if need.dfb is None:
+            return width == 16
+        return modes.get(need.dfb, UnpackMode.DEFAULT) is UnpackMode.DEFAULT
+
+    def losses(self, assignment: Assignment) -> list[Need]:
+        """The needs of `assignment` (fixed and of its chosen options) that lose f32 bits."""
+        return [
+            n for n in self.chosen_needs(assignment) if self.loses_bits(n, assignment.width, assignment.modes)
+        ]
+
+    def chosen_needs(self, assignment: Assignment) -> list[Need]:
+        needs = list(self.fixed)
+        for op, options in self.choices.items():
+            needs.extend(options.get(assignment.strategies.get(op, ""), ()))
+        return needs
+
     def width_ok(self, width: int) -> bool:
         return {"enabled": width == 32, "disabled": width == 16}.get(self.fp32_dest_acc, True)
 
@@ -102,12 +126,11 @@ class EnumOracle:
             return False
         if not self.sync_ok(assignment.width, assignment.sync):
             return False
-        needs = list(self.fixed)
-        for op, options in self.choices.items():
-            chosen = options.get(assignment.strategies[op])
-            if chosen is None:
-                return False
-            needs.extend(chosen)
+        if any(assignment.strategies[op] not in options for op, options in self.choices.items()):
+            return False
+        needs = self.chosen_needs(assignment)
+        if self.exact and any(self.loses_bits(n, assignment.width, assignment.modes) for n in needs):
+            return False
         return all(self.need_ok(need, assignment.width, assignment.modes) for need in needs)
 
     def assignments(self, strategies: Mapping[str, str] | None = None) -> Iterator[Assignment]:
@@ -181,6 +204,10 @@ def _read(request: KernelcfgResolveRequest) -> EnumOracle:
         raise refuse("kcfg.policy_unpack_attr_malformed")
     if explicit is not None and any(not 0 <= i < target.dfb_capacity for i in explicit):
         raise refuse("kcfg.policy_unpack_index_out_of_range")
+    if policy.math_fidelity not in (None, "LoFi", "HiFi2", "HiFi3", "HiFi4"):
+        raise refuse("kcfg.policy_option_invalid")
+    if policy.precision not in ("default", "exact"):
+        raise refuse("kcfg.policy_option_invalid")
     needs = kernel_needs(request)
     fixed, choices, preferences = needs.fixed, needs.choices, needs.preferences
     everything = fixed + [n for options in choices.values() for needs in options.values() for n in needs]
@@ -202,6 +229,7 @@ def _read(request: KernelcfgResolveRequest) -> EnumOracle:
         sync,
         needs.slots,
         None if explicit is None else frozenset(explicit),
+        policy.precision == "exact",
         tuple(fixed),
         choices,
         tuple(f32),

@@ -84,6 +84,9 @@ class LiteralSolver(KernelSolver):
         vconstraints: dict[Hashable, Any],
     ) -> dict[Hashable, Any] | None:
         reading = read_problem(domains, constraints)
+        if reading.unavoidable is not None:
+            self.conflict = reading.unavoidable
+            return None
         state = reading.start
         self.conflict = reading.applier.apply(state, reading.fixed)
         if self.conflict is not None:

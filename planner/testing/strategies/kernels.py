@@ -4,7 +4,8 @@
 section 2 (strategy-dependent binaries, unaries, copies, stores, broadcasts, reduces,
 matmuls, fills, transposes, accumulates, row normalizations holding 1 to 17 DST slots),
 operands of every JSON form that resolves (`{"dfb": i}`, `{"value": op}`,
-`{"unattached": dtype}`), optional explicit strategies, and every policy knob;
+`{"unattached": dtype}`), optional explicit strategies, and every policy knob (precision
+and the accuracy knobs included);
 `conflicting_kernel_requests()` plants a conflict a structural correction addresses (a
 shared DFB needing two unpack modes, or a bf16/f16 broadcast next to a 32-bit DST use).
 Pair them with `planner.testing.oracles.kernel_enum` to check a resolver:
@@ -122,6 +123,9 @@ def kernel_requests(
         "matmul_full_fp32": draw(st.booleans()),
         "fpu_binary": draw(st.booleans()),
         "unpack_to_dest_fp32": explicit,
+        "precision": draw(st.sampled_from(("default", "default", "exact"))),
+        "math_fidelity": draw(st.sampled_from((None, None, "LoFi", "HiFi2", "HiFi3", "HiFi4"))),
+        "math_approx_mode": draw(st.sampled_from((None, True, False))),
     }
     return KernelcfgResolveRequest.model_validate(
         {"arch": draw(st.sampled_from(list(archs))), "policy": policy, "dfbs": dfbs, "ops": op_list}
