@@ -64,6 +64,7 @@ class LoopReader(WindowReader):
         loop_variable, carried = self._loop_targets(statement.target)
         keywords = {keyword.arg: keyword.value for keyword in call.keywords if keyword.arg is not None}
         initial = self._initial_values(keywords.get("init_values"), len(carried), call)
+        extent: Expr | None = None
         if kind == "spmd":
             extent = self._expr(call.args[0]) if call.args else Const(1)
             self._bind_scalar(loop_variable, SpmdBinding, None, extent=to_json_value(extent))
@@ -73,7 +74,7 @@ class LoopReader(WindowReader):
         loop = loop_binding.name if isinstance(loop_binding, ForBinding | SpmdBinding) else None
         for name, init in zip(carried, initial, strict=True):
             self._carried(name, init)
-        self.enter_scope(kind == "spmd")
+        self.enter_scope(kind == "spmd", extent)
         self._loop_body(statement.body, loop)
         self.leave_scope(kind == "spmd")
 

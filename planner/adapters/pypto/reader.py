@@ -43,8 +43,6 @@ from planner.layout.protocol import LayoutPlanRequest
 from planner.proofs.expr import to_json_value
 from planner.proofs.protocol import (
     AssignBinding,
-    BlockIdxBinding,
-    BlockNumBinding,
     Division,
     ParamBinding,
 )
@@ -277,8 +275,8 @@ class _FunctionReader(PassThroughReader):
         if node is None:
             self._bind_scalar(name, ParamBinding, declared)
         elif callee in BLOCK_QUERIES:
-            kind = BlockIdxBinding if BLOCK_QUERIES[callee] == "block_idx" else BlockNumBinding
-            self._bind_scalar(name, kind, declared)
+            kind, fields = self._block_query(callee)
+            self._bind_scalar(name, kind, declared, **fields)
         elif _in_grammar(node):
             expr = self._expr(node)
             self._bind_scalar(name, AssignBinding, declared, expr=to_json_value(expr))
@@ -319,10 +317,12 @@ class _FunctionReader(PassThroughReader):
             for item in statement.items:
                 if item.optional_vars is not None:
                     self._unbind_names(item.optional_vars)
-        kernel = any(is_kernel_scope(item.context_expr) for item in statement.items)
-        self.enter_scope(kernel)
+        kernels = [item.context_expr for item in statement.items if is_kernel_scope(item.context_expr)]
+        launch = kernels[0] if len(kernels) == 1 and callee_of(kernels[0]) == "pl.spmd" else None
+        lanes = self._expr(launch.args[0]) if isinstance(launch, ast.Call) and launch.args else None
+        self.enter_scope(bool(kernels), lanes)
         self._block(statement.body)
-        self.leave_scope(kernel)
+        self.leave_scope(bool(kernels))
 
 
 def _in_grammar(node: ast.expr) -> bool:

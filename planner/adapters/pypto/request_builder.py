@@ -32,7 +32,14 @@ from planner.adapters.pypto.program import STAMP, Program, ProgramFunction
 from planner.adapters.pypto.types import ScalarType, TensorType, TileType, TypeReader
 from planner.layout.protocol import LayoutOp, OtherOp, TensorSpec
 from planner.proofs.expr import Const, Expr, Name, to_json_value
-from planner.proofs.protocol import AssignBinding, Binding, BlockIdxBinding, BlockNumBinding, ParamBinding
+from planner.proofs.protocol import (
+    AssignBinding,
+    Binding,
+    BlockIdxBinding,
+    BlockNumBinding,
+    ParamBinding,
+    SpmdBinding,
+)
 
 
 class FunctionState(ABC):
@@ -53,6 +60,7 @@ class FunctionState(ABC):
         self._op_results: set[str] = set()  # tensors an op defines (slice results)
         self._statement: ast.stmt = function.node.body[0]
         self._scalar_types: dict[str, ScalarType | None] = {}  # each scalar name's declared type
+        self._lanes: list[Expr | None] = []  # per enclosing core scope: its pl.spmd block count, if any
 
     @abstractmethod
     def _value(self, node: ast.expr, target: Target | None = None) -> Value:
@@ -111,6 +119,14 @@ class FunctionState(ABC):
         self._out.bindings.append(kind(name=request_name, bits=bits, signed=signed, **fields))
         self._assign(name, ScalarValue(request_name))
         self._scalar_types[name] = declared
+
+    def _block_query(self, callee: str) -> tuple[type[Binding], dict[str, JsonValue]]:
+        """Inside a `pl.spmd(n)` body the block index is that launch's lane, in `[0, n)`; elsewhere the
+        launch is not in the source, so only the target's block limit bounds it."""
+        lanes = self._lanes[-1] if self._lanes else None
+        if BLOCK_QUERIES[callee] == "block_num":
+            return BlockNumBinding, {}
+        return (BlockIdxBinding, {}) if lanes is None else (SpmdBinding, {"extent": to_json_value(lanes)})
 
     def _add_op(
         self,
@@ -177,8 +193,8 @@ class FunctionState(ABC):
             return Name(name)
         if callee in BLOCK_QUERIES:
             name = self._names.fresh(BLOCK_QUERIES[callee], spelling)
-            kind = BlockIdxBinding if BLOCK_QUERIES[callee] == "block_idx" else BlockNumBinding
-            self._out.bindings.append(kind(name=name))
+            kind, fields = self._block_query(callee)
+            self._out.bindings.append(kind(name=name, **fields))
             return Name(name)
         self._value(node)
         atomic = isinstance(node, ast.Name | ast.Call | ast.Attribute | ast.Subscript)

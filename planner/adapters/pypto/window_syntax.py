@@ -170,11 +170,16 @@ class WindowReader(OpReader):
             return _operand(value, Window((), value.type.shape), "Mat")
         return super()._operand_tile(value)
 
-    def enter_scope(self, kernel: bool) -> None:
+    def enter_scope(self, kernel: bool, lanes: Expr | None = None) -> None:
+        """A core scope, with its block count when it is a `pl.spmd` launch."""
         self._kernel_depth += int(kernel)
+        if kernel:
+            self._lanes.append(lanes)
 
     def leave_scope(self, kernel: bool) -> None:
         self._kernel_depth -= int(kernel)
+        if kernel:
+            self._lanes.pop()
 
     def _subscript_window(self, node: ast.Subscript, base: TensorValue) -> Window:
         """Offsets and extents per axis; axes the subscript does not name are taken whole."""
