@@ -347,3 +347,29 @@ def test_path_and_planner_path_find_a_config_kept_elsewhere(tmp_path: Path) -> N
             assert json.loads(done.stdout)["functions"][0]["request"]["tensors"][0]["shape"] == [448, 4096]
     alone = run("plan", str(models / "decode.py"), "--json")
     assert json.loads(alone.stdout)["functions"][0]["request"]["tensors"][0]["shape"] != [448, 4096]
+
+
+@pytest.mark.parametrize(
+    ("patch", "shape"),
+    [
+        ("shapes.ROWS = 512", ["ROWS", 1024]),
+        ("setattr(shapes, 'ROWS', 512)", ["ROWS", 1024]),
+        ("shapes.ROWS += 256", ["ROWS", 1024]),
+        ("setattr(shapes, name, 512)", ["ROWS", "HIDDEN"]),  # any attribute may be the one stored
+    ],
+)
+def test_a_module_attribute_the_file_stores_into_is_not_read_from_the_module_text(
+    patch: str, shape: list[int | str]
+) -> None:
+    text = (
+        "import shapes\n\nname = 'ROWS'\n" + patch + "\n\nimport pypto.language as pl\n"
+        "from shapes import ROWS, HIDDEN\n\n\n@pl.jit.incore\n"
+        "def k(w: pl.Tensor[[ROWS, HIDDEN], pl.FP16, pl.NZ], v: pl.Tensor[[shapes.ROWS, 64], pl.FP16]):\n"
+        "    return w\n"
+    )
+    modules = GivenModules({"shapes": "ROWS = 256\nHIDDEN = 1024\n"})
+    outcome = plan_text(text, filename="k.py", context=ResolveContext(modules))
+    (entry,) = outcome.report["functions"]
+    assert entry["request"]["tensors"][0]["shape"] == shape  # what the file stored is not known
+    untouched = plan_text(text.replace(patch, ""), filename="k.py", context=ResolveContext(modules))
+    assert untouched.report["functions"][0]["request"]["tensors"][0]["shape"] == [256, 1024]

@@ -30,6 +30,7 @@ from planner.adapters.pypto.scopes import (
     class_bindings,
     function_bindings,
     module_bindings,
+    patched_attributes,
 )
 
 MAX_MODULES: Final = 256
@@ -100,6 +101,7 @@ class Resolver(Evaluator):
         self._records: dict[int, Record | None] = {}
         self._scopes: dict[int, Scope] = {}  # by the id of a node of a tree this resolver keeps
         self.main = self._module(text, tree)
+        self._patched = patched_attributes(tree, self.main.scope.bindings)
 
     def function_scope(self, function: ast.FunctionDef, parent: Scope) -> Scope:
         """The scope of a function defined in `parent` (kept: memoised names are keyed by scope)."""
@@ -250,6 +252,8 @@ class Resolver(Evaluator):
         origin = f"{base.origin}.{name}" if base.origin is not None else None
         value = base.value
         if isinstance(value, Module):
+            if {(value.text.name, name), (value.text.name, "*")} & self._patched:
+                raise Unresolved  # the kernel's file stores into this module: its text is not the value
             if value.scope.bindings.binds(name):
                 return Traced(self._bound(value.scope, name).value, origin)
             submodule = f"{value.text.name}.{name}" if value.text.name else name

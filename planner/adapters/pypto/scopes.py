@@ -14,7 +14,9 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import TypeAlias
+from typing import Final, TypeAlias
+
+_SETTERS: Final = frozenset({"setattr", "delattr"})
 
 
 @dataclass(frozen=True)
@@ -164,6 +166,37 @@ def _mutated(nodes: Iterable[ast.AST], found: Bindings) -> None:
             base = base.value
         if isinstance(base, ast.Name) and isinstance(found.names.get(base.id), Assigned):
             found.ambiguous.add(base.id)
+
+
+def patched_attributes(module: ast.Module, found: Bindings) -> frozenset[tuple[str, str]]:
+    """`(module, attribute)` pairs a file stores into a module it imports (`config.FLASH = ...`,
+    `setattr(config, "FLASH", ...)`; `*` when the attribute is not spelled): who reads them from
+    that module sees the stored value, not the one the module's text gives."""
+    patched: set[tuple[str, str]] = set()
+    for node in ast.walk(module):
+        stores = isinstance(node, ast.Attribute | ast.Subscript) and isinstance(node.ctx, ast.Store | ast.Del)
+        root = _stored_root(node) if stores and isinstance(node, ast.expr) else None
+        if root is not None:
+            imported = found.names.get(root[0])
+            if isinstance(imported, ImportedModule):
+                patched.add((imported.module, root[1]))
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _SETTERS:
+            first = node.args[0] if node.args else None
+            imported = found.names.get(first.id) if isinstance(first, ast.Name) else None
+            if isinstance(imported, ImportedModule):
+                spelled = node.args[1] if len(node.args) > 1 else None
+                attribute = spelled.value if isinstance(spelled, ast.Constant) else None
+                patched.add((imported.module, attribute if isinstance(attribute, str) else "*"))
+    return frozenset(patched)
+
+
+def _stored_root(node: ast.expr) -> tuple[str, str] | None:
+    """The `name.attribute` a store through `node` (`a.b[0].c = ...`) changes first."""
+    while isinstance(node, ast.Attribute | ast.Subscript):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            return node.value.id, node.attr
+        node = node.value
+    return None
 
 
 def _target(target: ast.expr, value: ast.expr, path: tuple[int, ...], found: Bindings) -> None:
