@@ -373,3 +373,14 @@ def test_a_module_attribute_the_file_stores_into_is_not_read_from_the_module_tex
     assert entry["request"]["tensors"][0]["shape"] == shape  # what the file stored is not known
     untouched = plan_text(text.replace(patch, ""), filename="k.py", context=ResolveContext(modules))
     assert untouched.report["functions"][0]["request"]["tensors"][0]["shape"] == [256, 1024]
+
+
+def test_a_store_through_a_package_path_reaches_the_submodule_it_names() -> None:
+    text = (
+        "import cfg.shapes\n\ncfg.shapes.ROWS = 512\n\nimport pypto.language as pl\n"
+        "from cfg.shapes import ROWS, HIDDEN\n\n\n@pl.jit.incore\n"
+        "def k(w: pl.Tensor[[ROWS, HIDDEN], pl.FP16, pl.NZ]):\n    return w\n"
+    )
+    modules = GivenModules({"cfg": "", "cfg.shapes": "ROWS = 256\nHIDDEN = 1024\n"})
+    outcome = plan_text(text, filename="k.py", context=ResolveContext(modules))
+    assert outcome.report["functions"][0]["request"]["tensors"][0]["shape"] == ["ROWS", 1024]

@@ -175,11 +175,13 @@ def patched_attributes(module: ast.Module, found: Bindings) -> frozenset[tuple[s
     patched: set[tuple[str, str]] = set()
     for node in ast.walk(module):
         stores = isinstance(node, ast.Attribute | ast.Subscript) and isinstance(node.ctx, ast.Store | ast.Del)
-        root = _stored_root(node) if stores and isinstance(node, ast.expr) else None
-        if root is not None:
-            imported = found.names.get(root[0])
-            if isinstance(imported, ImportedModule):
-                patched.add((imported.module, root[1]))
+        root, path = _stored_path(node) if stores and isinstance(node, ast.expr) else (None, [])
+        imported = found.names.get(root) if root is not None else None
+        if isinstance(imported, ImportedModule):
+            dotted = imported.module
+            for step in path:  # `a.b.X = 1` after `import a.b` changes `b` of `a` and `X` of `a.b`
+                patched.add((dotted, step))
+                dotted = f"{dotted}.{step}"
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _SETTERS:
             first = node.args[0] if node.args else None
             imported = found.names.get(first.id) if isinstance(first, ast.Name) else None
@@ -190,13 +192,14 @@ def patched_attributes(module: ast.Module, found: Bindings) -> frozenset[tuple[s
     return frozenset(patched)
 
 
-def _stored_root(node: ast.expr) -> tuple[str, str] | None:
-    """The `name.attribute` a store through `node` (`a.b[0].c = ...`) changes first."""
+def _stored_path(node: ast.expr) -> tuple[str | None, list[str]]:
+    """The name a store through `node` changes, and the attributes it goes through before its
+    first subscript (`a.b[0].c = ...`: `a` and `[b]`)."""
+    path: list[str] = []
     while isinstance(node, ast.Attribute | ast.Subscript):
-        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
-            return node.value.id, node.attr
+        path = [node.attr, *path] if isinstance(node, ast.Attribute) else []
         node = node.value
-    return None
+    return (node.id, path) if isinstance(node, ast.Name) else (None, [])
 
 
 def _target(target: ast.expr, value: ast.expr, path: tuple[int, ...], found: Bindings) -> None:
