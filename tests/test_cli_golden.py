@@ -21,6 +21,7 @@ ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
 GOLDEN = Path(__file__).resolve().parent / "golden" / "cli.json"
 RECORD = os.environ.get("PLANNER_RECORD_GOLDEN") == "1"
+REPORT = "<report>"  # stands for a scratch file; its text is recorded with the answer
 
 
 def _files(pattern: str) -> list[str]:
@@ -33,24 +34,34 @@ def cases() -> dict[str, list[str]]:
     for source in _files("pypto/*.py"):
         for command in ("plan", "suggest", "explain-conflict"):
             found[f"{command} {source}"] = ["planner", command, source]
+        found[f"plan --report {source}"] = ["planner", "plan", source, "--report", REPORT]
+        for command in ("suggest", "explain-conflict"):
+            found[f"{command} --json {source}"] = ["planner", command, source, "--json"]
     for module in _files("ttlang/*.mlir"):
         for command in ("plan", "explain", "explain-conflict"):
             found[f"{command} {module}"] = ["planner", command, module]
+        found[f"plan --report {module}"] = ["planner", "plan", module, "--report", REPORT]
+        found[f"explain-conflict --json {module}"] = ["planner", "explain-conflict", module, "--json"]
         found[f"planner-opt {module}"] = ["planner-opt", module, "-p", "ttl-set-compute-kernel-config"]
     for request in _files("json/*.json"):
         for command in ("explain-conflict", "explain"):
             found[f"{command} {request}"] = ["planner", command, request]
+        found[f"explain-conflict --json {request}"] = ["planner", "explain-conflict", request, "--json"]
     for spec in ("[64, 64] FP16", "[48, 100] INT8", "[30, 64] FP16", "[2, 32, 64] FP32"):
         found[f"layout show {spec}"] = ["planner", "layout", "show", spec]
     return found
 
 
-def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> dict[str, object]:
+def run(argv: list[str], capsys: pytest.CaptureFixture[str], scratch: Path) -> dict[str, object]:
     capsys.readouterr()
     tool = opt_main if argv[0] == "planner-opt" else planner_main
-    code = tool(argv[1:])
+    report = scratch / "report.json"
+    code = tool([str(report) if arg == REPORT else arg for arg in argv[1:]])
     captured = capsys.readouterr()
-    return {"argv": argv, "exit": code, "stdout": captured.out, "stderr": captured.err}
+    answer: dict[str, object] = {"argv": argv, "exit": code, "stdout": captured.out, "stderr": captured.err}
+    if REPORT in argv:
+        answer["report"] = report.read_text(encoding="utf-8") if report.exists() else None
+    return answer
 
 
 def _recorded() -> dict[str, dict[str, object]]:
@@ -75,9 +86,10 @@ def test_command_answers_as_recorded(
     recording: dict[str, dict[str, object]],
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
 ) -> None:
     monkeypatch.chdir(EXAMPLES)
-    answer = run(cases()[case], capsys)
+    answer = run(cases()[case], capsys, tmp_path)
     recording[case] = answer
     if not RECORD:
         assert answer == _recorded().get(case)
