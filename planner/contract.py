@@ -25,9 +25,12 @@ def excerpt(text: str) -> str:
 
 
 class ContractModel(BaseModel):
-    """A protocol message: frozen, strict about unknown fields, deterministic when dumped."""
+    """A protocol message: frozen, strict about unknown fields, deterministic when dumped.
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    Built on first use (`defer_build`), so a command pays only for the models it touches.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 
 class RequestError(Exception):

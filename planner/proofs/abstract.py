@@ -63,6 +63,15 @@ def _twos(value: int, cap: int) -> int:
     return cap if value == 0 else min((value & -value).bit_length() - 1, cap)
 
 
+def _last_aligned(lo: int, hi: int, residue: Residue) -> int:
+    """The largest value in `[lo, hi]` that is `residue.base` modulo `2**residue.k`; `hi` if none is.
+
+    A loop's variable steps in that residue class, so its last value is this one, not `stop - 1`.
+    """
+    aligned = hi - (hi - residue.base) % (1 << residue.k)
+    return aligned if aligned >= lo else hi
+
+
 def _top(dtype: Dtype) -> Facts:
     return Facts(full_range(dtype), Residue(0, 0))
 
@@ -275,7 +284,9 @@ class AbstractProver:
             if step.bounds.lo <= 0 or start.bounds.lo > stop.bounds.hi - 1:
                 return _top(dtype)
             k = min(start.residue.k, step.residue.k, _twos(step.residue.base, dtype.bits))
-            return Facts(Bounds(start.bounds.lo, stop.bounds.hi - 1), _residue(k, start.residue.base))
+            residue = _residue(k, start.residue.base)
+            last = _last_aligned(start.bounds.lo, stop.bounds.hi - 1, residue)
+            return Facts(Bounds(start.bounds.lo, last), residue)
         if decl.kind == "spmd":
             extent = known[0].bounds
             return _top(dtype) if extent.hi < 1 else Facts(Bounds(0, extent.hi - 1), Residue(0, 0))

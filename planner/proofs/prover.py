@@ -15,18 +15,20 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Literal, TypeAlias
-
-import z3
+from typing import TYPE_CHECKING, Literal, TypeAlias
 
 from planner import budget
 from planner.proofs import concrete, errors
 from planner.proofs.abstract import AbstractProver
 from planner.proofs.dtype import DivisionSemantics, Reading, goal_dtype, readings
-from planner.proofs.encode import Encoder
 from planner.proofs.expr import Expr, ExpressionError, parse_expr
 from planner.proofs.protocol import Binding
 from planner.proofs.scope import make_scope
+
+if TYPE_CHECKING:  # imported where the first obligation reaches the solver: runs without one skip Z3
+    import z3
+
+    from planner.proofs.encode import Encoder
 
 _parse = lru_cache(maxsize=4096, typed=True)(parse_expr)  # hot: every check names its offset as text
 GoalName: TypeAlias = Literal["multiple_of", "non_negative", "at_most"]
@@ -100,6 +102,10 @@ class Prover:
     def _solver_state(self) -> tuple[Encoder, z3.Solver]:
         """The Z3 context and solver, built when the first obligation needs them (a few ms)."""
         if self._z3 is None:
+            import z3
+
+            from planner.proofs.encode import Encoder
+
             encoder = Encoder(self.scope)
             solver = z3.Solver(ctx=encoder.ctx)
             solver.set("rlimit", self.rlimit)
@@ -160,6 +166,8 @@ class Prover:
         domain = self._domain(division)
         if domain is not None and domain.proves(expr, goal, factor):
             return Verdict(goal, "proven")
+        import z3
+
         term = self._encoder.term(expr)
         violation = self._encoder.violation(goal, expr, factor)
         broken = z3.Or(z3.Not(term.defined()), violation) if term.divisors else violation
@@ -175,6 +183,8 @@ class Prover:
         domain = self._domain(division)
         if domain is not None and domain.proves_window(offset, extent, bound):
             return Verdict("at_most", "proven")
+        import z3
+
         end = self._encoder.window_end(offset, extent)
         defined = z3.And(self._encoder.term(offset).defined(), self._encoder.term(extent).defined())
         broken = z3.Or(z3.Not(defined), end > z3.BitVecVal(bound, end.size(), end.ctx))
@@ -195,6 +205,8 @@ class Prover:
         replay: Callable[[dict[str, int], Reading], Replay],
     ) -> Verdict:
         """Search for an admissible assignment and reading that break the goal; confirm it concretely."""
+        import z3
+
         self._solver.push()
         try:
             self._solver.add(self._encoder.division_is(division), broken)
@@ -211,6 +223,8 @@ class Prover:
 
     def _candidates(self, model: z3.ModelRef, division: DivisionSemantics) -> list[Reading]:
         """The allowed readings, the model's own first (the others follow in a fixed order)."""
+        import z3
+
         truncating = z3.is_true(model.eval(self._encoder.truncating, model_completion=True))
         sign = z3.is_true(model.eval(self._encoder.sign_extending, model_completion=True))
         found = Reading("trunc" if truncating else "floor", "sign" if sign else "zero")
@@ -257,6 +271,8 @@ class Prover:
         """The values of `group`'s variables, from one evaluation of their concatenation."""
         if not group:
             return {}
+        import z3
+
         variables = [variable for _, variable in group]
         side_by_side = z3.Concat(*variables) if len(variables) > 1 else variables[0]
         packed: int = model.eval(side_by_side, model_completion=True).as_long()
@@ -269,6 +285,8 @@ class Prover:
 
     def _timed_check(self, *assumptions: z3.BoolRef) -> z3.CheckSatResult:
         """One solver check within the time left; past the deadline it raises `BudgetExceeded`."""
+        import z3
+
         left = budget.remaining_ms(self.deadline)
         if left is not None:
             self._solver.set("timeout", left)  # this solver's own parameter, never Z3's global one
@@ -286,6 +304,8 @@ class Prover:
         return f"solver gave no answer: {reason}"
 
     def _bindings_are_vacuous(self, division: DivisionSemantics) -> bool:
+        import z3
+
         if division not in self._vacuous:
             self._vacuous[division] = self._timed_check(self._encoder.division_is(division)) == z3.unsat
         return self._vacuous[division]
