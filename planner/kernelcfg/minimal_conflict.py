@@ -16,8 +16,6 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Sequence
 from typing import TypeVar
 
-import networkx as nx
-
 from planner.kernelcfg.codes import INTERNAL_CONSISTENT_CONFLICT, KcfgError
 from planner.kernelcfg.records import (
     ExplicitStrategy,
@@ -98,6 +96,8 @@ def _widths(payload: Payload, applier: Applier) -> frozenset[int]:
 
 def _component(places: Sequence[list[Hashable]], start: Sequence[Hashable]) -> set[int]:
     """Positions of the records connected to `start` through shared places (op-DFB graph)."""
+    import networkx as nx  # only a refusal gets here: a plan that succeeds never imports it
+
     graph = nx.Graph()
     for position, nodes in enumerate(places):
         graph.add_node(position)

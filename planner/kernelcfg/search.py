@@ -18,8 +18,6 @@ import heapq
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-import networkx as nx
-
 from planner.kernelcfg.requirements import Choice, ChoiceOption
 from planner.kernelcfg.semantics import Strategy
 from planner.kernelcfg.state import Applier, BatchSummary, ConflictRecord, KernelState
@@ -224,19 +222,30 @@ class _Search:
     def _components(self, pending: list[int]) -> list[list[int]]:
         """The choices of `pending` grouped by the connected components of the DFBs they read
         together (a choice reading no DFB is alone), each group ascending, groups by first member."""
-        graph = nx.Graph()
-        graph.add_nodes_from(dfb for index in pending for dfb in self.dfbs_of[index][:1])
-        graph.add_edges_from(
-            {(dfbs[0], other) for dfbs in (self.dfbs_of[index] for index in pending) for other in dfbs[1:]}
-        )
-        components = enumerate(nx.connected_components(graph))
-        component = {dfb: number for number, dfbs in components for dfb in dfbs}
+        component = self._dfb_components(pending)
         groups: dict[tuple[str, int], list[int]] = {}
         for index in pending:
             dfbs = self.dfbs_of[index]
-            key = ("dfbs", component[dfbs[0]]) if dfbs else ("alone", index)
+            key = ("dfbs", component.get(dfbs[0], dfbs[0])) if dfbs else ("alone", index)
             groups.setdefault(key, []).append(index)
         return sorted(groups.values())
+
+    def _dfb_components(self, pending: list[int]) -> dict[int, int]:
+        """Each DFB's component number, where some choice of `pending` reads two DFBs together.
+
+        Where none does, every DFB is its own component (named by itself), and networkx is not
+        needed at all: the common small kernel never imports it.
+        """
+        read = [self.dfbs_of[index] for index in pending]
+        edges = {(dfbs[0], other) for dfbs in read for other in dfbs[1:]}
+        if not edges:
+            return {}
+        import networkx as nx
+
+        graph = nx.Graph()
+        graph.add_nodes_from(dfb for dfbs in read for dfb in dfbs[:1])
+        graph.add_edges_from(edges)
+        return {dfb: number for number, dfbs in enumerate(nx.connected_components(graph)) for dfb in dfbs}
 
     def _solve_alone(self, index: int) -> dict[str, Strategy] | None:
         """A choice sharing no DFB with another: its first option that applies."""
