@@ -38,7 +38,7 @@ from planner.adapters.ttlang.diagnostics import Diagnostic
 from planner.adapters.ttlang.expected import expected_diagnostics, verify
 from planner.adapters.ttlang.nesting import room_for_nesting
 from planner.adapters.ttlang.printing import canonical_text
-from planner.adapters.ttlang.source import TTLANG_DIALECTS, Chunk, parse_chunk, split_chunks
+from planner.adapters.ttlang.source import Chunk, add_ttlang_dialects, parse_chunk, split_chunks
 from planner.budget import WATCHDOG_GRACE, watchdog
 from planner.contract import RequestError
 from planner.limits import DEFAULT_MAX_MEMORY, memory_capped
@@ -73,8 +73,7 @@ class PlannerOptMain(xDSLOptMain):
         super().__init__(description="Run ttl-set-compute-kernel-config on TT-Lang MLIR", args=args)
 
     def register_all_dialects(self) -> None:
-        for dialect in TTLANG_DIALECTS:
-            self.ctx.load_dialect(dialect)
+        add_ttlang_dialects(self.ctx)
 
     def register_all_passes(self) -> None:
         self.register_pass(SetComputeKernelConfig.name, lambda: SetComputeKernelConfig)

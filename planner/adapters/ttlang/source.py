@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import TypeVar
 
 from xdsl.context import Context
-from xdsl.dialects import arith, builtin, func, memref, scf, tensor
+from xdsl.dialects import builtin, get_all_dialects
 from xdsl.dialects.builtin import DictionaryAttr, ModuleOp, UnitAttr, UnregisteredAttr, UnregisteredOp
 from xdsl.ir import Attribute, Operation, TypeAttribute
 from xdsl.parser import Parser
@@ -109,9 +109,17 @@ class TTLangContext(Context):
         return type_type
 
 
-TTLANG_DIALECTS = (
-    builtin.Builtin, func.Func, arith.Arith, memref.MemRef, scf.Scf, tensor.Tensor, TTCore, TTL,
-)  # fmt: skip
+UPSTREAM_DIALECTS = ("func", "arith", "memref", "scf", "tensor")
+
+
+def add_ttlang_dialects(ctx: Context) -> None:
+    """The dialects a TT-Lang compute kernel is written in: builtin and ours loaded, the upstream
+    ones registered by name, so each is imported only when the text first names one of its ops."""
+    for dialect in (builtin.Builtin, TTCore, TTL):
+        ctx.load_dialect(dialect)
+    upstream = get_all_dialects()
+    for name in UPSTREAM_DIALECTS:
+        ctx.register_dialect(name, upstream[name])
 
 
 def ttlang_context() -> Context:
@@ -121,8 +129,7 @@ def ttlang_context() -> Context:
     meets, so one shared context would make a file's reading depend on the files read before.
     """
     ctx = TTLangContext(allow_unregistered=True)
-    for dialect in TTLANG_DIALECTS:
-        ctx.load_dialect(dialect)
+    add_ttlang_dialects(ctx)
     return ctx
 
 
