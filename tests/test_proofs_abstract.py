@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 import pytest
 from hypothesis import given
+from hypothesis import strategies as st
 
 from planner.proofs.abstract import AbstractProver
 from planner.proofs.dtype import DivisionSemantics, readings
@@ -21,7 +22,7 @@ from planner.proofs.protocol import (
     SpmdBinding,
 )
 from planner.proofs.scope import make_scope
-from planner.testing.oracles.arith import oracle_check
+from planner.testing.oracles.arith import oracle_check, oracle_window
 from planner.testing.strategies.expressions import proof_requests
 
 
@@ -139,3 +140,24 @@ def test_never_proves_what_exhaustion_refutes(request: ProofsCheckRequest) -> No
         if prover.proves(tree, goal, request.factor):
             outcome = oracle_check(request, goal)
             assert outcome.holds, (goal, outcome.counterexample)
+
+
+def proves_window(bindings: Sequence[Binding], offset: str, extent: int, bound: int, bits: int = 64) -> bool:
+    prover = AbstractProver(make_scope(bindings, bits, None), readings("floor"))
+    return prover.proves_window(parse_expr(offset), parse_expr(str(extent)), bound)
+
+
+def test_a_loop_variable_ends_at_its_last_step_not_before_stop() -> None:
+    loop = [ForBinding(name="k0", start=512, stop=2048, step=512)]  # k0 is 512, 1024 or 1536
+    assert proves_window(loop, "k0", 512, 2048)
+    assert not proves_window(loop, "k0", 513, 2048)
+
+
+@given(
+    st.integers(-64, 64), st.integers(-64, 64), st.sampled_from([1, 2, 4, 8, 16, 32]), st.integers(-64, 80)
+)
+def test_loop_windows_it_proves_hold_under_exhaustion(start: int, stop: int, step: int, end: int) -> None:
+    loop = [ForBinding(name="i", start=start, stop=stop, step=step)]
+    if proves_window(loop, "i", 8, end, bits=16):
+        outcome = oracle_window(loop, "i", 8, end, index_bits=16)
+        assert outcome.holds, outcome.counterexample
