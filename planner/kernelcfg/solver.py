@@ -189,15 +189,18 @@ class KernelSolver(constraint.Solver):  # type: ignore[misc]
         with gc_paused():
             return self._solve(domains, constraints)
 
-    def _solve(self, domains: dict[Hashable, Any], constraints: list[tuple[Any, Any]]) -> Assignments | None:
+    def start(self, domains: dict[Hashable, Any], constraints: list[tuple[Any, Any]]) -> KernelReading | None:
+        """Steps 6.3-6.5 before any search: the reading with its fixed uses applied to `start`, or
+        None with `conflict` set when an op has no lossless route or the fixed uses conflict."""
         reading = read_problem(domains, constraints)
-        if reading.unavoidable is not None:
-            self.conflict = reading.unavoidable
+        self.conflict = reading.unavoidable or reading.applier.apply(reading.start, reading.fixed)
+        return None if self.conflict is not None else reading
+
+    def _solve(self, domains: dict[Hashable, Any], constraints: list[tuple[Any, Any]]) -> Assignments | None:
+        reading = self.start(domains, constraints)
+        if reading is None:
             return None
         state = reading.start
-        self.conflict = reading.applier.apply(state, reading.fixed)
-        if self.conflict is not None:
-            return None
         outcome = search(SearchModel(reading.applier, state, reading.choices, reading.dfbs_of))
         self.conflict = outcome.conflict
         return reading.solution(outcome.strategies, state) if outcome.ok else None

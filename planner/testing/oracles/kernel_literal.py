@@ -21,7 +21,7 @@ from planner.kernelcfg.protocol import KernelcfgResolveRequest
 from planner.kernelcfg.requirements import Choice
 from planner.kernelcfg.resolver import kernel_problem, solve_problem
 from planner.kernelcfg.semantics import Strategy
-from planner.kernelcfg.solver import KernelSolver, read_problem
+from planner.kernelcfg.solver import KernelSolver
 from planner.kernelcfg.state import Applier, ConflictRecord, KernelState
 from planner.targets.tenstorrent import KernelTargetEnvironment
 
@@ -83,15 +83,10 @@ class LiteralSolver(KernelSolver):
         constraints: list[tuple[Any, Any]],
         vconstraints: dict[Hashable, Any],
     ) -> dict[Hashable, Any] | None:
-        reading = read_problem(domains, constraints)
-        if reading.unavoidable is not None:
-            self.conflict = reading.unavoidable
+        reading = self.start(domains, constraints)
+        if reading is None:
             return None
-        state = reading.start
-        self.conflict = reading.applier.apply(state, reading.fixed)
-        if self.conflict is not None:
-            return None
-        strategies, final, self.conflict = _search(reading.applier, state, list(reading.choices))
+        strategies, final, self.conflict = _search(reading.applier, reading.start, list(reading.choices))
         if strategies is None or final is None:
             return None
         return reading.solution(strategies, final)
