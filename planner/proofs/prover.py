@@ -11,6 +11,7 @@ when its negation is unsatisfiable under every reading the division semantics ad
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -317,10 +318,17 @@ def _out_of_memory_as_memory_error() -> Iterator[None]:
     face answers a `MemoryError` as `request.too_large`."""
     try:
         yield
-    except z3.Z3Exception as exc:
-        if "memory" not in str(exc):
+    except Exception as exc:
+        if not _z3_out_of_memory(exc):
             raise
         raise MemoryError(f"the solver ran out of memory ({exc})") from None
+
+
+def _z3_out_of_memory(exc: Exception) -> bool:
+    """Whether `exc` is Z3's refused allocation; Z3 is not imported for this (before the first
+    obligation reaches the solver, no exception can be Z3's)."""
+    z3_module = sys.modules.get("z3")
+    return z3_module is not None and isinstance(exc, z3_module.Z3Exception) and "memory" in str(exc)
 
 
 def _division(division: str) -> DivisionSemantics:
