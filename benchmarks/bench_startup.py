@@ -3,15 +3,16 @@
 Each command is one fresh process on a small input: `planner-opt` on a small kernel, `planner plan`
 on a small PyPTO program and on a small MLIR file, `planner suggest` on a small program, and every
 RUN line of `tests/lit` as a shell pipeline. The baselines run in the same loop, interleaved round by
-round so machine load hits all alike: `python -c pass` (the interpreter floor) and `xdsl-opt` on an
-empty function (the MLIR tool floor). `--before TREE` runs the same planner commands a second time
-with an older checkout of the project first on `PYTHONPATH`, so a change is measured against what it
-replaced in the same run.
+round so machine load hits all alike: `python -c pass` (the interpreter floor), `xdsl-opt` on an
+empty function (the MLIR tool floor), and the floor of any tool that reads and prints MLIR through
+xDSL (a one-constant function parsed and printed with only the builtin, func and arith dialects).
+`--before TREE` runs the same planner commands a second time with an older checkout of the project
+first on `PYTHONPATH`, so a change is measured against what it replaced in the same run.
 
 Bytecode is compiled first, for the project, the older tree and the installed packages: an installed
 wheel has it, and an environment that sets `PYTHONDONTWRITEBYTECODE` would otherwise recompile every
 changed module on every start. Figures: median wall time of ROUNDS runs after one warm-up round, and
-each command's ratio against both baselines. Each target ends in one line, `target ...: met` or
+each command's ratio against the first two baselines. Each target ends in one line, `target ...: met` or
 `target ...: MISSED`.
 """
 
@@ -38,7 +39,20 @@ EXAMPLES = ROOT / "examples"
 LIT = ROOT / "tests" / "lit"
 ROUNDS = 15
 EMPTY_FUNCTION = "func.func @empty() {\n  func.return\n}\n"
-BASELINES = ("python -c pass", "xdsl-opt empty function")
+XDSL_FLOOR = """
+import sys
+from xdsl.context import Context
+from xdsl.dialects.arith import Arith
+from xdsl.dialects.builtin import Builtin
+from xdsl.dialects.func import Func
+from xdsl.parser import Parser
+from xdsl.printer import Printer
+context = Context()
+for dialect in (Builtin, Func, Arith):
+    context.load_dialect(dialect)
+Printer().print_op(Parser(context, open(sys.argv[1]).read()).parse_module())
+"""
+ARITH_FUNCTION = "func.func @constant() {\n  %c0 = arith.constant 0 : index\n  func.return\n}\n"
 _RUN = re.compile(r"^\s*//\s*RUN:\s?(.*)$")
 
 
@@ -90,11 +104,15 @@ def lit_run_lines(scratch: Path) -> dict[str, str]:
     return lines
 
 
-def commands(empty: Path, scratch: Path, before: Path | None) -> dict[str, Command]:
+def commands(scratch: Path, before: Path | None) -> dict[str, Command]:
     """Name -> command, baselines first; each planner command also `(before)` when an old tree is given."""
+    empty, constant = scratch / "empty.mlir", scratch / "constant.mlir"
+    empty.write_text(EMPTY_FUNCTION, encoding="utf-8")
+    constant.write_text(ARITH_FUNCTION, encoding="utf-8")
     table = {
         "python -c pass": Command([sys.executable, "-c", "pass"]),
         "xdsl-opt empty function": Command([str(BIN / "xdsl-opt"), str(empty)]),
+        "xDSL parse+print floor": Command([sys.executable, "-c", XDSL_FLOOR, str(constant)]),
     }
     jobs = {name: Command(argv) for name, argv in planner_commands().items()}
     jobs |= {
@@ -155,9 +173,7 @@ def main() -> int:
     before = args.before.resolve() if args.before else None
     compile_bytecode([ROOT] + ([before] if before else []))
     with tempfile.TemporaryDirectory() as scratch:
-        empty = Path(scratch) / "empty.mlir"
-        empty.write_text(EMPTY_FUNCTION, encoding="utf-8")
-        medians = measure(commands(empty, Path(scratch), before), args.rounds)
+        medians = measure(commands(Path(scratch), before), args.rounds)
     python, xdsl = medians["python -c pass"], medians["xdsl-opt empty function"]
     print(f"cold runs, median of {args.rounds} after one warm-up, interleaved; bytecode compiled")
     for name, seconds in medians.items():
