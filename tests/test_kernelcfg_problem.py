@@ -9,17 +9,12 @@ import constraint
 import pytest
 
 from planner.kernelcfg.codes import PREFERRED_FP32_UNAVAILABLE, KcfgError
-from planner.kernelcfg.problem import (
-    WIDTH_VAR,
-    DestinationConstraint,
-    DFBConstraint,
-    strategy_var,
-    unpack_var,
-)
+from planner.kernelcfg.problem import DestinationConstraint, DFBConstraint
+from planner.kernelcfg.reading import WIDTH_VAR, KernelReading, strategy_var, unpack_var
 from planner.kernelcfg.requirements import collect_requirements
 from planner.kernelcfg.resolver import kernel_problem, request_target, solve_problem
 from planner.kernelcfg.semantics import Strategy
-from planner.kernelcfg.solver import KernelReading, read_problem
+from planner.kernelcfg.solver import read_problem
 from planner.kernelcfg.state import Applier
 from planner.targets.tenstorrent import UnpackMode
 from tests.test_kernelcfg_outcomes import SAME, kernel, op

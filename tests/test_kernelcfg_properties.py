@@ -11,8 +11,8 @@ from planner.kernelcfg import resolve
 from planner.kernelcfg.api import resolve_on
 from planner.kernelcfg.codes import KcfgError
 from planner.kernelcfg.corrections import suggestions
-from planner.kernelcfg.problem import SYNC_VAR, WIDTH_VAR, strategies_of, unpack_var
 from planner.kernelcfg.protocol import KernelcfgResolveRequest
+from planner.kernelcfg.reading import SYNC_VAR, WIDTH_VAR, strategies_of, unpack_var
 from planner.kernelcfg.records import Requirement, build_records, satisfiable, strip_explicit
 from planner.kernelcfg.requirements import collect_requirements
 from planner.kernelcfg.resolver import kernel_problem, resolve_with

@@ -21,34 +21,26 @@ from typing import Any
 
 import constraint
 
-from planner.kernelcfg.lossless import first_lossy, lossless_strategies, lossy_read
+from planner.kernelcfg.reading import (
+    SYNC_VAR,
+    UNPACK_MODES,
+    WIDTH_VAR,
+    Assignments,
+    KernelStatement,
+    LosslessNeed,
+    choice_dfbs,
+    strategy_var,
+    unpack_var,
+)
 from planner.kernelcfg.requirements import (
     Choice,
     ChoiceOption,
     DestinationUse,
     DFBInputUse,
     SlotUse,
-    UseBatch,
 )
-from planner.kernelcfg.semantics import Strategy
 from planner.kernelcfg.state import Applier
 from planner.targets.tenstorrent import SYNC_MODES, WIDTHS, UnpackMode
-
-WIDTH_VAR = "dst_width"
-SYNC_VAR = "dst_sync"
-UNPACK_MODES = (UnpackMode.DEFAULT, UnpackMode.UNPACK_TO_DEST)  # value order: default first (6.9)
-
-Assignments = dict[Hashable, Any]
-
-
-def strategy_var(op: str) -> tuple[str, str]:
-    """The variable holding the strategy of choice op `op`."""
-    return ("strategy", op)
-
-
-def unpack_var(dfb: int) -> tuple[str, int]:
-    """The variable holding the unpack mode of DFB `dfb`."""
-    return ("unpack", dfb)
 
 
 class KernelConstraint(constraint.Constraint):  # type: ignore[misc]
@@ -191,72 +183,29 @@ class LosslessConstraint(KernelConstraint):
     """precision=exact (6.10): the op reads no f32 value lossily. Variables: the strategy of a
     choice (its lossless strategies hold), or the width for a fixed op's lossy read (never holds).
 
-    `use` is the evidence: the fixed read, or a choice's first lossy read; `walk` orders the
-    ops so the first one with no lossless route is the conflict.
+    `need` is the evidence (the fixed read, or a choice's first lossy read) and its walk position.
     """
 
-    def __init__(
-        self, applier: Applier, walk: int, use: DFBInputUse, strategies: frozenset[Strategy] | None
-    ) -> None:
+    def __init__(self, applier: Applier, need: LosslessNeed) -> None:
         super().__init__(applier)
-        self.walk = walk
-        self.use = use
-        self.strategies = strategies
+        self.need = need
 
     def holds(self, variables: Sequence[Hashable], assignments: Assignments) -> bool:
-        if self.strategies is None:
+        if self.need.strategies is None:
             return False
         strategy = assignments.get(variables[0])
-        return strategy is None or strategy in self.strategies
+        return strategy is None or strategy in self.need.strategies
 
 
-def _state_exact(
-    problem: constraint.Problem,
-    applier: Applier,
-    fixed: UseBatch,
-    choices: Sequence[Choice],
-    walk_order: Sequence[str],
-) -> None:
-    """6.10's constraints: one per fixed lossy read, one per choice with a lossy option."""
-    walk = {op: number for number, op in enumerate(walk_order)}
-    for use in fixed.dfb:
-        if lossy_read(use, applier.target):
-            problem.addConstraint(LosslessConstraint(applier, walk[use.op], use, None), [WIDTH_VAR])
-    for choice in choices:
-        lossy = [found for o in choice.options if (found := first_lossy(o.uses, applier.target))]
-        if lossy:
-            kept = lossless_strategies(choice, applier.target)
-            item = LosslessConstraint(applier, choice.walk, lossy[0], kept)
-            problem.addConstraint(item, [strategy_var(choice.op)])
-
-
-def choice_dfbs(choice: Choice) -> list[int]:
-    """The DFBs any option of `choice` reads, ascending."""
-    return sorted({use.dfb for option in choice.options for use in option.uses.dfb})
-
-
-def build_problem(
-    applier: Applier,
-    *,
-    width_order: Sequence[int],
-    policy_width: int | None,
-    fixed: UseBatch,
-    choices: Sequence[Choice],
-    sync_modes: Sequence[str],
-    solver: constraint.Solver,
-    exact: bool = False,
-    walk_order: Sequence[str] = (),
-) -> constraint.Problem:
-    """The problem for one kernel; `width_order` and `sync_modes` list their candidates most preferred
-    first."""
+def build_problem(statement: KernelStatement, solver: constraint.Solver) -> constraint.Problem:
+    """The python-constraint problem `statement` states, solved by `solver`."""
+    applier, fixed = statement.applier, statement.fixed
     problem = constraint.Problem(solver)
-    problem.addVariable(WIDTH_VAR, list(width_order))
-    problem.addVariable(SYNC_VAR, list(sync_modes))
-    constraints = [ChoiceConstraint(applier, choice) for choice in choices]
-    read = {use.dfb for use in fixed.dfb}.union(*(item.dfbs for item in constraints))
-    for dfb in sorted(read):
+    problem.addVariable(WIDTH_VAR, list(statement.width_order))
+    problem.addVariable(SYNC_VAR, list(statement.sync_modes))
+    for dfb in statement.read_dfbs():
         problem.addVariable(unpack_var(dfb), list(UNPACK_MODES))
-    problem.addConstraint(WidthPolicyConstraint(applier, policy_width), [WIDTH_VAR])
+    problem.addConstraint(WidthPolicyConstraint(applier, statement.policy_width), [WIDTH_VAR])
     if fixed.destination:
         problem.addConstraint(DestinationConstraint(applier, fixed.destination), [WIDTH_VAR])
     reads: dict[int, list[int]] = {}
@@ -267,29 +216,13 @@ def build_problem(
         problem.addConstraint(DFBConstraint(applier, uses, positions), [WIDTH_VAR, unpack_var(dfb)])
     if fixed.slots:
         problem.addConstraint(SlotConstraint(applier, fixed.slots), [WIDTH_VAR, SYNC_VAR])
-    for item in constraints:
-        variable = strategy_var(item.choice.op)
-        problem.addVariable(variable, [option.strategy for option in item.choice.options])
-        sync = [SYNC_VAR] if any(option.uses.slots for option in item.choice.options) else []
+    for choice in statement.choices:
+        item = ChoiceConstraint(applier, choice)
+        variable = strategy_var(choice.op)
+        problem.addVariable(variable, [option.strategy for option in choice.options])
+        sync = [SYNC_VAR] if any(option.uses.slots for option in choice.options) else []
         problem.addConstraint(item, [variable, WIDTH_VAR, *sync, *map(unpack_var, item.dfbs)])
-    if exact:
-        _state_exact(problem, applier, fixed, choices, walk_order)
+    for need in statement.lossless_needs():
+        on = [WIDTH_VAR] if need.strategies is None else [strategy_var(need.use.op)]
+        problem.addConstraint(LosslessConstraint(applier, need), on)
     return problem
-
-
-def strategies_of(solution: Assignments) -> dict[str, Strategy]:
-    """The strategy of every choice op in a solution."""
-    return {
-        key[1]: Strategy(value)
-        for key, value in solution.items()
-        if isinstance(key, tuple) and key[0] == "strategy"
-    }
-
-
-def unpacked_dfbs(solution: Assignments) -> list[int]:
-    """The DFBs a solution sets to unpack-to-DST, ascending."""
-    return sorted(
-        key[1]
-        for key, value in solution.items()
-        if isinstance(key, tuple) and key[0] == "unpack" and value == UnpackMode.UNPACK_TO_DEST
-    )

@@ -1,16 +1,18 @@
 """The resolver pipeline (docs/design/kernel-config.md section 6, steps 1-9) for one kernel function.
 
-Only this module decides a plan: it states the kernel as a python-constraint problem
-(`state_problem`), solves it with `KernelSolver`, and reads the plan off the solution
-(`solve_problem`). `kernel_problem` exposes the problem so that a caller can add a
-constraint of its own before solving.
+Only this module decides a plan: it states the kernel (`state_kernel`), as a
+python-constraint problem (`state_problem`) solved by `KernelSolver`, and reads the plan
+off the solution (`solve_problem`). A kernel that needs no search (every choice has one
+strategy left) is read directly (`planner.kernelcfg.reading`): the same reading the
+solver makes of its problem, so the same plan or conflict, and python-constraint is
+imported only when a kernel needs a search. `kernel_problem` exposes the problem so that
+a caller can add a constraint of its own before solving.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-
-import constraint
+from typing import TYPE_CHECKING
 
 from planner.kernelcfg.codes import (
     DFB_INDEX_OUT_OF_RANGE,
@@ -25,11 +27,18 @@ from planner.kernelcfg.codes import (
 from planner.kernelcfg.fidelity import FidelityWarnings, fidelity_warnings
 from planner.kernelcfg.messages import describe
 from planner.kernelcfg.policy import KernelConfigPolicy, Precision, ThreeState, normalize_policy
-from planner.kernelcfg.problem import SYNC_VAR, WIDTH_VAR, build_problem, strategies_of, unpacked_dfbs
 from planner.kernelcfg.protocol import KernelcfgResolveRequest, KernelConfigPlan, KernelWarning
+from planner.kernelcfg.reading import (
+    SYNC_VAR,
+    WIDTH_VAR,
+    Assignments,
+    KernelStatement,
+    direct_reading,
+    strategies_of,
+    unpacked_dfbs,
+)
 from planner.kernelcfg.requirements import Choice, KernelRequirements, collect_requirements
 from planner.kernelcfg.semantics import Strategy
-from planner.kernelcfg.solver import KernelSolver
 from planner.kernelcfg.state import Applier
 from planner.targets.tenstorrent import (
     DOUBLE_BUFFERED,
@@ -40,6 +49,9 @@ from planner.targets.tenstorrent import (
     TargetError,
     build_target,
 )
+
+if TYPE_CHECKING:
+    import constraint
 
 
 @dataclass(slots=True)
@@ -176,34 +188,73 @@ def _policy_width(policy: KernelConfigPolicy) -> int | None:
 
 
 @dataclass(frozen=True, slots=True)
-class KernelProblem:
-    """A kernel's python-constraint problem and what turns a solution of it into a plan."""
+class StatedKernel:
+    """A kernel's statement and what turns a solution of it into a plan."""
 
-    csp: constraint.Problem
+    statement: KernelStatement
     policy: KernelConfigPolicy
     preference: WidthPreference
     fidelity: FidelityWarnings
 
+    def plan(self, solution: Assignments) -> tuple[KernelConfigPlan, list[KernelWarning]]:
+        """Steps 7-9 read off a solution: the plan and its warnings."""
+        policy = self.policy
+        width = solution[WIDTH_VAR]
+        explicit = policy.unpack_to_dest_fp32
+        unpack = list(explicit) if explicit is not None else unpacked_dfbs(solution)
+        strategies = {op: strategy.value for op, strategy in strategies_of(solution).items()}
+        plan = KernelConfigPlan(
+            strategies=dict(sorted(strategies.items())),
+            dst_width=width,
+            dst_sync=solution[SYNC_VAR],
+            unpack_to_dest_fp32=sorted(unpack),
+            math_fidelity=policy.math_fidelity,
+            math_approx_mode=policy.math_approx_mode,
+        )
+        return plan, self.preference.warnings(width, policy) + self.fidelity.warnings(plan)
 
-def state_problem(
+
+@dataclass(frozen=True, slots=True)
+class KernelProblem:
+    """A kernel's python-constraint problem and the statement it was built from."""
+
+    csp: constraint.Problem
+    kernel: StatedKernel
+
+
+def state_kernel(
     target: KernelTargetEnvironment, policy: KernelConfigPolicy, requirements: KernelRequirements
-) -> KernelProblem:
-    """Steps 2-5 and 7's width order stated as one problem, solved by `KernelSolver`."""
+) -> StatedKernel:
+    """Steps 2-5 and 7's width order, before any solver sees them."""
     check_dfb_indices(requirements, target)
     explicit = None if policy.unpack_to_dest_fp32 is None else frozenset(policy.unpack_to_dest_fp32)
     preference = width_preference(requirements, policy, target)
-    csp = build_problem(
+    statement = KernelStatement(
         Applier(target, explicit),
         width_order=preference.order,
         policy_width=_policy_width(policy),
         fixed=requirements.fixed,
         choices=allowed_choices(requirements.choices, policy),
         sync_modes=sync_modes(policy),
-        solver=KernelSolver(),
         exact=policy.precision is Precision.EXACT,
         walk_order=requirements.walk_order,
     )
-    return KernelProblem(csp, policy, preference, fidelity_warnings(requirements, policy, target))
+    return StatedKernel(statement, policy, preference, fidelity_warnings(requirements, policy, target))
+
+
+def _problem_of(kernel: StatedKernel) -> KernelProblem:
+    """The statement as one python-constraint problem, solved by `KernelSolver`."""
+    from planner.kernelcfg.problem import build_problem  # python-constraint: only where a search is stated
+    from planner.kernelcfg.solver import KernelSolver
+
+    return KernelProblem(build_problem(kernel.statement, KernelSolver()), kernel)
+
+
+def state_problem(
+    target: KernelTargetEnvironment, policy: KernelConfigPolicy, requirements: KernelRequirements
+) -> KernelProblem:
+    """Steps 2-5 and 7's width order stated as one problem, solved by `KernelSolver`."""
+    return _problem_of(state_kernel(target, policy, requirements))
 
 
 def kernel_problem(
@@ -218,25 +269,25 @@ def solve_problem(kernel: KernelProblem) -> tuple[KernelConfigPlan, list[KernelW
     """Steps 6-9: solve the problem with its solver; a failed search raises its typed conflict."""
     solution = kernel.csp.getSolution()
     if solution is None:
-        solver = kernel.csp.getSolver()
-        conflict = solver.conflict if isinstance(solver, KernelSolver) else None
+        conflict = getattr(kernel.csp.getSolver(), "conflict", None)  # a KernelSolver's (or a subclass's)
         if conflict is None:
             raise ValueError("the problem has no solution and its solver reports no conflict")
         raise describe(conflict)
-    policy = kernel.policy
-    width = solution[WIDTH_VAR]
-    explicit = policy.unpack_to_dest_fp32
-    unpack = list(explicit) if explicit is not None else unpacked_dfbs(solution)
-    strategies = {op: strategy.value for op, strategy in strategies_of(solution).items()}
-    plan = KernelConfigPlan(
-        strategies=dict(sorted(strategies.items())),
-        dst_width=width,
-        dst_sync=solution[SYNC_VAR],
-        unpack_to_dest_fp32=sorted(unpack),
-        math_fidelity=policy.math_fidelity,
-        math_approx_mode=policy.math_approx_mode,
-    )
-    return plan, kernel.preference.warnings(width, policy) + kernel.fidelity.warnings(plan)
+    return kernel.kernel.plan(solution)
+
+
+def solve_kernel(kernel: StatedKernel) -> tuple[KernelConfigPlan, list[KernelWarning]]:
+    """Steps 6-9: through the python-constraint problem, or directly when the kernel needs no search."""
+    if not kernel.statement.needs_no_search():
+        return solve_problem(_problem_of(kernel))
+    reading = direct_reading(kernel.statement)
+    solution, conflict = None, reading.first_conflict()
+    if conflict is None:
+        solution, conflict = reading.solve()
+    if solution is None:
+        assert conflict is not None  # a failed search always names its conflict
+        raise describe(conflict)
+    return kernel.plan(solution)
 
 
 def resolve_with(
@@ -260,7 +311,7 @@ def resolve_collected(
     """Steps 2-9 on requirements already collected (a correction's check reuses a refused kernel's)."""
     resolution = Resolution(target=target, policy=policy, requirements=requirements)
     try:
-        resolution.plan, resolution.warnings = solve_problem(state_problem(target, policy, requirements))
+        resolution.plan, resolution.warnings = solve_kernel(state_kernel(target, policy, requirements))
     except KcfgError as error:
         resolution.error = error
     return resolution

@@ -233,13 +233,17 @@ class _Search:
     def _dfb_components(self, pending: list[int]) -> dict[int, int]:
         """Each DFB's component number, where some choice of `pending` reads two DFBs together.
 
-        Where none does, every DFB is its own component (named by itself), and networkx is not
-        needed at all: the common small kernel never imports it.
+        Where none does, every DFB is its own component (named by itself); where one DFB is read
+        by every choice that reads any, all of them are one component (named by that DFB). In
+        both cases networkx is not needed at all: the common small kernel never imports it.
         """
         read = [self.dfbs_of[index] for index in pending]
         edges = {(dfbs[0], other) for dfbs in read for other in dfbs[1:]}
         if not edges:
             return {}
+        hub = _shared_dfb([dfbs for dfbs in read if dfbs])
+        if hub is not None:
+            return {dfb: hub for dfbs in read for dfb in dfbs}
         import networkx as nx
 
         graph = nx.Graph()
@@ -298,3 +302,9 @@ class _Search:
                 stack.pop()
             else:
                 return False
+
+
+def _shared_dfb(read: list[Sequence[int]]) -> int | None:
+    """The lowest DFB every list in `read` holds (they are then one connected component), if any."""
+    shared = set(read[0]).intersection(*read[1:])
+    return min(shared) if shared else None
