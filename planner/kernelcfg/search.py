@@ -241,7 +241,7 @@ class _Search:
         edges = {(dfbs[0], other) for dfbs in read for other in dfbs[1:]}
         if not edges:
             return {}
-        hub = _shared_dfb([dfbs for dfbs in read if dfbs])
+        hub = shared_dfb([dfbs for dfbs in read if dfbs])
         if hub is not None:
             return {dfb: hub for dfbs in read for dfb in dfbs}
         import networkx as nx
@@ -304,7 +304,7 @@ class _Search:
                 return False
 
 
-def _shared_dfb(read: list[Sequence[int]]) -> int | None:
+def shared_dfb(read: list[Sequence[int]]) -> int | None:
     """The lowest DFB every list in `read` holds (they are then one connected component), if any."""
     shared = set(read[0]).intersection(*read[1:])
     return min(shared) if shared else None
