@@ -136,6 +136,8 @@ def _refuse_value_cycles(ops: list[KernelOp]) -> None:
         op.id: [o.value for o in op.operands if isinstance(o, ValueOperand) and o.value != op.id]
         for op in ops
     }
+    if not any(producers.values()):
+        return  # no value operand at all: nothing can form a cycle
     try:
         TopologicalSorter(producers).prepare()
     except CycleError as exc:

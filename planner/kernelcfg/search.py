@@ -51,7 +51,13 @@ def search(model: SearchModel) -> SearchOutcome:
     if full.run():
         return SearchOutcome(strategies=full.assignment)
     greedy = _Search(
-        model.applier, model.base, model.choices, split=False, stop_at_dead_end=True, dfbs_of=full.dfbs_of
+        model.applier,
+        model.base,
+        model.choices,
+        split=False,
+        stop_at_dead_end=True,
+        dfbs_of=full.dfbs_of,
+        summaries=full.summaries,
     )
     greedy.run()
     assert greedy.dead_end is not None
@@ -86,11 +92,12 @@ class _Search:
         split: bool,
         stop_at_dead_end: bool = False,
         dfbs_of: Sequence[Sequence[int]] | None = None,
+        summaries: Sequence[tuple[BatchSummary, ...]] = (),
     ) -> None:
         self.applier = applier
         self.state = state
         self.choices = choices
-        self.summaries: list[tuple[BatchSummary, ...]] = []  # per choice, compiled when counting starts
+        self.summaries = summaries  # per choice, compiled when counting starts (or handed down)
         self.split = split
         self.stop_at_dead_end = stop_at_dead_end
         self.assignment: dict[str, Strategy] = {}
@@ -107,8 +114,9 @@ class _Search:
         for index, dfbs in enumerate(self.dfbs_of):
             for dfb in dfbs:
                 self.by_dfb.setdefault(dfb, []).append(index)
-        summarize = self.applier.summarize
-        self.summaries = [tuple([summarize(option.uses) for option in c.options]) for c in self.choices]
+        if not self.summaries:
+            summarize = self.applier.summarize
+            self.summaries = [tuple([summarize(option.uses) for option in c.options]) for c in self.choices]
         self.counts = [self._count(i) for i in range(len(self.choices))]
         self.heaps = {}
         for index, count in enumerate(self.counts):
@@ -262,7 +270,8 @@ class _Search:
 
     def _solve_together(self, members: list[int]) -> dict[str, Strategy] | None:
         choices, dfbs_of = [self.choices[i] for i in members], [self.dfbs_of[i] for i in members]
-        sub = _Search(self.applier, self.state, choices, split=False, dfbs_of=dfbs_of)
+        summaries = [self.summaries[i] for i in members] if self.summaries else ()  # state-free: reused
+        sub = _Search(self.applier, self.state, choices, split=False, dfbs_of=dfbs_of, summaries=summaries)
         return sub.assignment if sub.run() else None
 
     def _node(self) -> bool | None:
