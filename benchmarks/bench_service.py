@@ -1,4 +1,4 @@
-"""Service round trips over stdio and HTTP, hostile input, HTTP concurrency, cold start.
+"""Service round trips over stdio and HTTP, hostile input, HTTP concurrency.
 
 Round trips: median and p99 of a 10-op `kernelcfg.resolve`, a one-load `layout.plan` with
 symbolic offsets (four proof obligations) and the same load at constant offsets (no
@@ -6,15 +6,17 @@ obligations: what is left is service and planner overhead), against `planner.ver
 (the transport floor) measured in the same server. The resolve and the version ping are
 answered in the service's own process (planner/service/bounded.py): the slowest such
 request a random search finds must stay within the 0.2 s grace a worker gets past its
-deadline. Target: <= 1 ms on stdio. The same 10-op resolve over HTTP on one keep-alive
-connection. Hostile input: the time from sending a 4 MB line of escaped quotes to its
+deadline. Target: the stdio 10-op resolve's median at most 2.5x the `planner.version`
+median of the same run (a ratio, so machine load hits both alike); the resolve's time in
+this process, without transport, is printed beside it. The same 10-op resolve over HTTP on
+one keep-alive connection. Hostile input: the time from sending a 4 MB line of escaped quotes to its
 typed refusal (target <= 0.2 s). Concurrency: HTTP requests per second with 1, 16 and 256
 clients at once, each figure the median of three rounds in the same server (target: 16 and
 256 clients answer at least as fast as 1, so concurrency never costs throughput), and 16
 clients again while 1,000 idle connections from other loopback addresses are open (target:
 at least 0.9x of the same 16 clients without them: an idle connection costs next to
-nothing). Cold start: median of `planner --help` (target
-<= 0.3 s) against `python -c pass` in the same run. Each target ends in one line,
+nothing). Cold start is measured on the real job, whole processes of `planner-opt`, `planner
+plan` and `planner suggest`, by `benchmarks/bench_startup.py`. Each target ends in one line,
 `target ...: met` or `target ...: MISSED`, with the figure.
 """
 
@@ -39,7 +41,7 @@ from planner.service.client import PlannerClient
 BIN = Path(sys.executable).parent
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "json"
 ROUND_TRIPS = 500
-COLD_STARTS = 15
+RESOLVE_OVER_VERSION = 2.5  # the stdio 10-op resolve's target, as a multiple of the version ping
 
 KERNEL = {
     "arch": "blackhole",
@@ -169,15 +171,6 @@ def check_cases(client: PlannerClient) -> None:
     assert all(isinstance(entry["expr"], int) for entry in constant["obligations"]), constant
 
 
-def cold_start(argv: list[str]) -> float:
-    samples = []
-    for _ in range(COLD_STARTS):
-        started = time.perf_counter()
-        subprocess.run(argv, check=True, stdout=subprocess.DEVNULL)
-        samples.append(time.perf_counter() - started)
-    return statistics.median(samples)
-
-
 def in_process(method: str, params: dict[str, Any]) -> list[float]:
     """Seconds per answer in this process, no transport: the share of a round trip that is the core's."""
     from planner.service.methods import answer
@@ -277,7 +270,12 @@ def main() -> int:
     for name, rate in rates.items():
         print(f"  {name:22s} {rate:8.0f} requests/s  x{rate / alone:5.2f} of baseline")
     over_stdio = statistics.median(timings["kernelcfg.resolve"])
-    target("stdio 10-op kernelcfg.resolve median <= 1 ms", over_stdio <= 1e-3, f"{over_stdio * 1e3:.3f} ms")
+    ratio = over_stdio / floor
+    target(
+        f"stdio 10-op kernelcfg.resolve median <= {RESOLVE_OVER_VERSION}x planner.version",
+        ratio <= RESOLVE_OVER_VERSION,
+        f"x{ratio:.2f}: {over_stdio * 1e3:.3f} ms against {floor * 1e3:.3f} ms",
+    )
     print(f"reported HTTP 10-op kernelcfg.resolve median: {statistics.median(over_http) * 1e3:.3f} ms")
     target("slowest inline answer within the workers' 0.2 s grace", first <= 0.2, f"{first * 1e3:.1f} ms")
     rejected = statistics.median(hostile)
@@ -287,12 +285,7 @@ def main() -> int:
         target(f"HTTP throughput {clients} clients vs 1 >= 1.0", ratio >= 1.0, f"x{ratio:.2f}")
     idle_ratio = rates["16 clients, 1000 idle"] / rates["16 clients"]
     target("HTTP throughput with 1000 idle vs without >= 0.9", idle_ratio >= 0.9, f"x{idle_ratio:.2f}")
-    python = cold_start([sys.executable, "-c", "pass"])
-    planner = cold_start([str(BIN / "planner"), "--help"])
-    print(f"cold start, median of {COLD_STARTS} (baseline: python -c pass)")
-    print(f"  python -c pass   {python * 1e3:7.1f} ms")
-    print(f"  planner --help   {planner * 1e3:7.1f} ms  x{planner / python:5.2f} of baseline")
-    target("planner --help cold start <= 0.3 s", planner <= 0.3, f"{planner * 1e3:.1f} ms")
+    print("cold start of the real job (planner-opt, planner plan, suggest): benchmarks/bench_startup.py")
     return 0
 
 
