@@ -93,6 +93,7 @@ class _Search:
         stop_at_dead_end: bool = False,
         dfbs_of: Sequence[Sequence[int]] | None = None,
         summaries: Sequence[tuple[BatchSummary, ...]] = (),
+        counts: Sequence[int] = (),
     ) -> None:
         self.applier = applier
         self.state = state
@@ -107,7 +108,7 @@ class _Search:
         self.dfbs_of = dfbs_of or [sorted({u.dfb for o in c.options for u in o.uses.dfb}) for c in choices]
         self.by_dfb: dict[int, list[int]] = {}  # the choices reading each DFB, once counting starts
         self.heaps: dict[int, list[int]] = {}
-        self.counts: list[int] = []
+        self.counts: list[int] = list(counts)  # handed down: the parent's counts at this state
         self.widest = max((len(c.options) for c in choices), default=0)
 
     def _count_all(self) -> None:
@@ -117,7 +118,8 @@ class _Search:
         if not self.summaries:
             summarize = self.applier.summarize
             self.summaries = [tuple([summarize(option.uses) for option in c.options]) for c in self.choices]
-        self.counts = [self._count(i) for i in range(len(self.choices))]
+        if not self.counts:
+            self.counts = [self._count(i) for i in range(len(self.choices))]
         self.heaps = {}
         for index, count in enumerate(self.counts):
             self.heaps.setdefault(count, []).append(index)
@@ -270,8 +272,18 @@ class _Search:
 
     def _solve_together(self, members: list[int]) -> dict[str, Strategy] | None:
         choices, dfbs_of = [self.choices[i] for i in members], [self.dfbs_of[i] for i in members]
-        summaries = [self.summaries[i] for i in members] if self.summaries else ()  # state-free: reused
-        sub = _Search(self.applier, self.state, choices, split=False, dfbs_of=dfbs_of, summaries=summaries)
+        # The summaries are state-free; the counts are this search's, current for the state it hands on.
+        summaries = [self.summaries[i] for i in members] if self.summaries else ()
+        counts = [self.counts[i] for i in members] if self.counts else ()
+        sub = _Search(
+            self.applier,
+            self.state,
+            choices,
+            split=False,
+            dfbs_of=dfbs_of,
+            summaries=summaries,
+            counts=counts,
+        )
         return sub.assignment if sub.run() else None
 
     def _node(self) -> bool | None:
