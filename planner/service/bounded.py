@@ -15,6 +15,10 @@ batch starts no member past it, so at most one inline member runs over, by that 
 
 `planner.version` costs the same whatever is asked (`CONSTANT_TIME`): every face answers it
 in the service's process, so a ping never waits for a worker busy with a long request.
+
+`layout.plan` stays in the workers even with constant offsets and no bindings: a constant
+window that does not fit is refuted through Z3 (for its counterexample), and no rule on the
+request's shape bounds that solver's time or keeps its import out of the message's deadline.
 """
 
 from __future__ import annotations
