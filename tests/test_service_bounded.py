@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -75,3 +77,25 @@ def test_an_inline_answer_past_its_deadline_is_a_timeout(pools: tuple[WorkerPool
     inline, _ = pools
     outcome = inline.run("kernelcfg.resolve", kernel(MAX_OPS), deadline_after(0))
     assert getattr(outcome, "code", None) == request_codes.TIMEOUT
+
+
+def test_after_the_preload_no_inline_answer_imports_a_module() -> None:
+    """A search, a refusal, an explanation and a precision account import their modules (ours,
+    python-constraint, networkx) lazily in a library call; the stdio face has imported them at
+    start, so none is imported inside a deadline."""
+    examples = Path(__file__).resolve().parent.parent / "examples" / "json"
+    probe = (
+        "import json, sys\n"
+        "from planner.service.bounded import preload\n"
+        "from planner.service.methods import answer\n"
+        "preload()\n"
+        "before = set(sys.modules)\n"
+        f"for name in ('kernelcfg-resolve.json', 'kernelcfg-resolve-conflict.json'):\n"
+        f"    params = json.loads(open({str(examples)!r} + '/' + name).read())['params']\n"
+        "    for extra in ({}, {'explain': True, 'report_precision': True}):\n"
+        "        answer('kernelcfg.resolve', {**params, **extra}, None)\n"
+        "roots = {name.partition('.')[0] for name in set(sys.modules) - before}\n"
+        "print(json.dumps(sorted(roots & {'planner', 'constraint', 'networkx', 'z3'})))"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert json.loads(done.stdout) == []

@@ -23,6 +23,8 @@ request's shape bounds that solver's time or keeps its import out of the message
 
 from __future__ import annotations
 
+import importlib
+
 from planner.contract import RequestError
 from planner.limits import Limits, dump_json, parse_json
 from planner.service.methods import METHODS, load
@@ -43,6 +45,8 @@ def preload() -> None:
                 load(part)
         except RequestError:  # a core that is not installed: its requests answer `request.unavailable`
             continue
+        for module in method.reaches:
+            importlib.import_module(module)
 
 
 def bounded(method: object, params: object) -> bool:

@@ -36,13 +36,23 @@ def _always(result: JsonObject) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class Method:
-    """One protocol method. `succeeded` reads a result: planned/proven (exit 0) or not (exit 1)."""
+    """One protocol method. `succeeded` reads a result: planned/proven (exit 0) or not (exit 1).
+
+    `reaches` names the modules the handler imports only when an answer needs them: a service
+    imports them at start with the parts, so no import runs inside a message's deadline.
+    """
 
     name: str
     request: str
     handler: str
     response: str
     succeeded: Callable[[JsonObject], bool]
+    reaches: tuple[str, ...] = ()
+
+    def modules(self) -> list[str]:
+        """Every module answering this method may import: its parts' and `reaches`."""
+        parts = (self.request, self.handler, self.response)
+        return [part.partition(":")[0] for part in parts] + list(self.reaches)
 
 
 _SERVICE = "planner.service.protocol"
@@ -70,6 +80,14 @@ METHODS: dict[str, Method] = {
             "planner.kernelcfg:resolve",
             "planner.kernelcfg:KernelcfgResolveResponse",
             _is_ok,
+            (
+                "planner.kernelcfg.problem",  # a search: python-constraint
+                "planner.kernelcfg.solver",
+                "networkx",  # components that share no DFB, a minimal conflict
+                "planner.kernelcfg.conflicts",
+                "planner.kernelcfg.decisions",
+                "planner.kernelcfg.precision",
+            ),
         ),
         Method(
             "pypto.plan",

@@ -37,11 +37,8 @@ _PAGE = os.sysconf("SC_PAGE_SIZE")
 
 
 def _preloaded_modules() -> list[str]:
-    """Every module a method's parts live in: the fork server imports them once for all workers."""
-    parts = (
-        part for method in METHODS.values() for part in (method.request, method.handler, method.response)
-    )
-    return sorted({__name__} | {part.partition(":")[0] for part in parts})
+    """Every module a method may import: the fork server imports them once for all workers."""
+    return sorted({__name__}.union(*(method.modules() for method in METHODS.values())))
 
 
 def _serve(connection: Connection, max_memory: int | None) -> None:
