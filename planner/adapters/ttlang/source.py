@@ -31,6 +31,7 @@ from planner.adapters.outcome import AdapterInputError
 from planner.adapters.ttlang.balanced import peek_tokens
 from planner.adapters.ttlang.codes import INVALID_IR, PARSE_ERROR
 from planner.adapters.ttlang.dominance import first_dominance_violation
+from planner.adapters.ttlang.fast_reader import read_common_forms
 from planner.adapters.ttlang.foreign import unregistered_op
 from planner.adapters.ttlang.nesting import NESTING_LIMIT, too_deep_at
 from planner.adapters.ttlang.numbers import DIGIT_LIMIT, overlong_number_at
@@ -174,8 +175,8 @@ def is_blank(text: str) -> bool:
 class SiteRecordingParser(Parser):
     """xDSL's MLIR parser, recording an `OpSite` for every op it builds."""
 
-    def __init__(self, text: str, name: str) -> None:
-        super().__init__(ttlang_context(), text, name)
+    def __init__(self, text: str, name: str, ctx: Context | None = None) -> None:
+        super().__init__(ttlang_context() if ctx is None else ctx, text, name)
         self.sites: dict[Operation, OpSite] = {}
         self._text = text
         self._frames: list[_Frame] = []
@@ -326,23 +327,28 @@ def parse_chunk(chunk: Chunk, filename: str) -> ParsedChunk:
     overlong = overlong_number_at(text)
     if overlong is not None:
         raise _parse_error(chunk, filename, overlong, f"integer literal longer than {DIGIT_LIMIT} digits")
-    try:
-        parser = SiteRecordingParser(text, filename)
-    except ParseError as error:  # the first token does not lex
-        raise _parse_error(chunk, filename, error.span.start, error.msg) from None
-    try:
-        module = parser.parse_module()
-    except ParseError as error:
-        raise _parse_error(chunk, filename, error.span.start, error.msg) from None
+    read = read_common_forms(text, filename, ttlang_context(), SiteRecordingParser)
+    module, sites = _parse_with_xdsl(chunk, text, filename) if read is None else read
 
     try:
         module.verify()
     except VerifyException as error:
         first_line = str(error).splitlines()[0] if str(error) else "verification failed"
         raise AdapterInputError(INVALID_IR, f"{filename}: invalid IR: {first_line}") from None
-    parsed = ParsedChunk(chunk, module, parser.sites)
+    parsed = ParsedChunk(chunk, module, sites)
     _check_dominance(parsed, filename)
     return parsed
+
+
+def _parse_with_xdsl(chunk: Chunk, text: str, filename: str) -> tuple[ModuleOp, dict[Operation, OpSite]]:
+    try:
+        parser = SiteRecordingParser(text, filename)
+    except ParseError as error:  # the first token does not lex
+        raise _parse_error(chunk, filename, error.span.start, error.msg) from None
+    try:
+        return parser.parse_module(), parser.sites
+    except ParseError as error:
+        raise _parse_error(chunk, filename, error.span.start, error.msg) from None
 
 
 def _check_dominance(parsed: ParsedChunk, filename: str) -> None:
