@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import LocationAttr, ModuleOp
-from xdsl.ir import Attribute, Operation, Region, SSAValue
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
 if TYPE_CHECKING:
     from planner.adapters.ttlang.source import OpSite, SiteRecordingParser
@@ -36,6 +36,8 @@ _TOKENS = re.compile(r'"(?:[^"\\\n]|\\.)*"|//[^\n]*|%([0-9]+|[a-zA-Z$._-][a-zA-Z
 _RESULT = re.compile(r"\s*%([0-9]+|[a-zA-Z$._-][a-zA-Z0-9$._-]*)(?::([0-9]+))?\s*([,=])")
 _INDENT = " \t\r\f\v"
 _WRAPPERS = {"builtin.module": "module {\n", "func.func": "func.func @wrapper() {\n"}
+_PIECE_LINES = 32
+"""The most lines one op may span here (each added line rescans the piece)."""
 _NEXT_TOKEN = -1
 """An absent attribute dictionary placed at the token after the line (xDSL notes where it would go)."""
 
@@ -81,8 +83,6 @@ def _scan(start: int, text: str) -> _Line:
             depth += 1
         elif token in ")]}":
             depth -= 1
-            if depth < 0:
-                raise NotCommonForm
     pieces.append(text[last:])
     opens = text[:code_end].rstrip().endswith("{")
     return _Line(start, text, "".join(pieces), tuple(order), tuple(spans), depth, opens)
@@ -126,6 +126,8 @@ class _Frame:
     site: OpSite | None
     scope: dict[str, tuple[SSAValue, ...]]
     ops: list[Operation] = field(default_factory=list)
+    block_from_ops: bool = False
+    """The header gave no entry block (no arguments): xDSL makes one when the body has an op."""
 
 
 def _result_sizes(text: str) -> list[tuple[str, int]]:
@@ -150,26 +152,36 @@ class _Reader:
         self._types: list[Attribute] = []
         self.sites: dict[Operation, OpSite] = {}
         self._awaiting: list[Operation] = []
+        self._aliases = ""
+        self._aliases_read = True
         self.frames: list[_Frame] = [_Frame(None, None, {})]
 
     # -- lines --------------------------------------------------------------------------------
 
-    def read_line(self, start: int, text: str) -> None:
-        self._place_awaiting(start)
+    def read_line(self, line: _Line) -> None:
+        self._place_awaiting(line.start)
+        text = line.text
         if text.rstrip(_INDENT) == "}":
             self._close()
-            return
-        line = _scan(start, text)
-        if line.opens_region and line.depth == 1:
+        elif text[0] in "#!":
+            self._alias(line)
+        elif line.opens_region and line.depth == 1:
             self._open(line)
         elif line.depth == 0 and not line.opens_region:
             self.frames[-1].ops.append(self._op(line))
         else:
             raise NotCommonForm
 
+    def _alias(self, line: _Line) -> None:
+        """An alias definition at the top level: xDSL reads it before every piece read after it."""
+        if len(self.frames) != 1 or line.depth != 0 or line.spans:
+            raise NotCommonForm
+        self._aliases += line.text + "\n"
+        self._aliases_read = False
+
     def finish(self, end: int) -> ModuleOp:
         self._place_awaiting(end)
-        if len(self.frames) != 1 or not self.frames[0].ops:
+        if len(self.frames) != 1 or not self.frames[0].ops or not self._aliases_read:
             raise NotCommonForm
         ops = self.frames[0].ops
         if len(ops) == 1 and isinstance(ops[0], ModuleOp):
@@ -188,15 +200,16 @@ class _Reader:
     def _parse(self, text: str, scope: dict[str, tuple[SSAValue, ...]]) -> tuple[Operation, OpSite, int]:
         """xDSL's reading of one op written inside the open regions: the op, its site in `text`,
         and where the token after `text` is."""
-        prefix = "".join(_WRAPPERS[name] for name in self._chain())
+        prefix = self._aliases + "".join(_WRAPPERS[name] for name in self._chain())
         depth = len(self.frames) - 1
         parser = self._new_parser(prefix + text + "\n}" * depth, self._filename, self._ctx)
         parser.ssa_values.update(scope)
-        outer = parser.parse_operation()
+        outer = parser.parse_module()
+        self._aliases_read = True
         if parser.pos != len(prefix) + len(text) + 2 * depth or parser.forward_ssa_references:
             raise NotCommonForm
-        op = outer
-        for _ in range(depth):
+        op: Operation = outer
+        for _ in range(depth + (outer not in parser.sites)):  # xDSL's implicit module, if it made one
             block = op.regions[0].block
             if block.first_op is None or block.first_op is not block.last_op:
                 raise NotCommonForm
@@ -216,24 +229,30 @@ class _Reader:
     def _open(self, line: _Line) -> None:
         frame = self.frames[-1]
         op, site, _ = self._parse(line.text + "\n}", {})
-        if op.name not in _WRAPPERS or len(op.regions) != 1 or len(op.regions[0].blocks) != 1:
+        if op.name not in _WRAPPERS or len(op.regions) != 1 or len(op.regions[0].blocks) > 1:
             raise NotCommonForm
-        block = op.regions[0].block
-        if block.first_op is not None or not len(block.args) == len(line.names) == len(line.spans):
+        region = op.regions[0]
+        arguments = region.block.args if region.blocks else ()
+        if region.blocks and region.block.first_op is not None:
+            raise NotCommonForm
+        if not len(arguments) == len(line.names) == len(line.spans):
             raise NotCommonForm
         scope = dict(frame.scope)
-        for name, argument in zip(line.names, block.args, strict=True):
+        for name, argument in zip(line.names, arguments, strict=True):
             if name in scope:
                 raise NotCommonForm
             scope[name] = (argument,)
-        self.frames.append(_Frame(op, _shifted(site, line.start), scope))
+        self.frames.append(_Frame(op, _shifted(site, line.start), scope, block_from_ops=not region.blocks))
 
     def _close(self) -> None:
         if len(self.frames) == 1:
             raise NotCommonForm
         frame = self.frames.pop()
         assert frame.op is not None and frame.site is not None
-        frame.op.regions[0].block.add_ops(frame.ops)
+        if frame.ops:
+            if frame.block_from_ops:
+                frame.op.regions[0].add_block(Block())
+            frame.op.regions[0].block.add_ops(frame.ops)
         self.sites[frame.op] = frame.site
         self.frames[-1].ops.append(frame.op)
 
@@ -241,7 +260,8 @@ class _Reader:
 
     def _op(self, line: _Line) -> Operation:
         scope = self.frames[-1].scope
-        key = (self._chain(), line.shape, *(self._type_key(scope.get(name)) for name in line.names))
+        types = (self._type_key(scope.get(name)) for name in line.names)
+        key = (self._aliases, self._chain(), line.shape, *types)
         template = self._templates.get(key)
         if template is None:
             op, template = self._learn(line, scope)
@@ -351,15 +371,28 @@ def read_common_forms(
     """The module xDSL would parse from `text` and every op's site, or None when any part of
     the text leaves the common forms (the caller then parses it with xDSL)."""
     reader = _Reader(filename, ctx, new_parser)
+    lines = text.split("\n")
     position = 0
     try:
-        for raw in text.split("\n"):
+        index = 0
+        while index < len(lines):
+            raw = lines[index]
             content = raw.lstrip(_INDENT)
-            if content.rstrip(_INDENT) and not content.startswith("//"):
-                if content[0] in "#!^{":
+            start, end = position + len(raw) - len(content), position + len(raw)
+            index, position = index + 1, end + 1
+            if not content.rstrip(_INDENT) or content.startswith("//"):
+                continue
+            if content[0] in "^{":
+                raise NotCommonForm
+            line = _scan(start, content)
+            first = index
+            while line.depth > 0 and not (line.opens_region and line.depth == 1):
+                if index == len(lines) or index - first == _PIECE_LINES:
                     raise NotCommonForm
-                reader.read_line(position + len(raw) - len(content), content)
-            position += len(raw) + 1
+                end += 1 + len(lines[index])
+                index, position = index + 1, end + 1
+                line = _scan(start, text[start:end])
+            reader.read_line(line)
         module = reader.finish(len(text))
     except Exception:  # anything unexpected is xDSL's to report
         return None
