@@ -237,3 +237,13 @@ def test_the_bench_module_takes_the_fast_reader() -> None:
 def test_the_forms_the_fast_reader_reads_or_declines(text: str, fast: bool) -> None:
     assert _fast(text) == fast
     assert _read(text) == _read_by_xdsl(text)
+
+
+def test_a_chunk_xdsl_would_reread_too_often_falls_back() -> None:
+    """Every distinct line is read after all the aliases: past a few times the text, xDSL reads it."""
+    aliases = [f"#a{n} = {n} : i32" for n in range(200)]
+    ops = [f"  %c{n} = arith.constant {n} : index" for n in range(200)]
+    text = "\n".join([*aliases, "module {", *ops, "}", ""])
+    assert not _fast(text)
+    assert _read(text) == _read_by_xdsl(text)
+    assert _fast("\n".join([*aliases[:2], "module {", *ops, "}", ""]))

@@ -8,11 +8,13 @@ per *shape*: the line with its SSA names numbered by first appearance, the enclo
 and which defined value (by identity, so by type) each name refers to. Later lines of that
 shape are built from what the first one gave (op class, result types, properties,
 attributes, location, attribute-dictionary site) with their own operands and result names.
-`module` and `func.func` headers on one line are read by xDSL on their own.
+An op may go on over lines while a bracket is open; `module` and `func.func` headers are
+read by xDSL on their own, and top-level alias definitions are read before every piece.
 
-Anything else (an alias definition, a block label, an op spread over lines, another op with
-a region, a name used before its definition or defined twice, any error) returns None, and
-the caller parses the whole chunk with xDSL, so diagnostics and their positions stay xDSL's.
+Anything else (a block label, another op with a non-empty region, a name used before its
+definition or defined twice, any error, more xDSL reading than a few times the text) returns
+None, and the caller parses the whole chunk with xDSL, so diagnostics and their positions
+stay xDSL's.
 """
 
 from __future__ import annotations
@@ -32,12 +34,17 @@ if TYPE_CHECKING:
 NewParser = Callable[[str, str, Context], "SiteRecordingParser"]
 """Makes the site-recording parser for a piece of text, with the file name, in the given context."""
 
-_TOKENS = re.compile(r'"(?:[^"\\\n]|\\.)*"|//[^\n]*|%([0-9]+|[a-zA-Z$._-][a-zA-Z0-9$._-]*)|[{}()\[\]]')
-_RESULT = re.compile(r"\s*%([0-9]+|[a-zA-Z$._-][a-zA-Z0-9$._-]*)(?::([0-9]+))?\s*([,=])")
+_NAME = r"%([0-9]+|[a-zA-Z$._-][a-zA-Z0-9$._-]*)"
+_TOKENS = re.compile(r'"[^"\\\n]*(?:\\.[^"\\\n]*)*"|//[^\n]*|' + _NAME + r"|[{}()\[\]]")
+"""String literals (skipped whole, each repeat over single characters so a long one costs no
+stack), comments, SSA names and brackets."""
+_RESULT = re.compile(r"\s*" + _NAME + r"(?::([0-9]+))?\s*([,=])")
 _INDENT = " \t\r\f\v"
 _WRAPPERS = {"builtin.module": "module {\n", "func.func": "func.func @wrapper() {\n"}
 _PIECE_LINES = 32
 """The most lines one op may span here (each added line rescans the piece)."""
+_BUDGET_FACTOR = 4
+"""xDSL reads at most this many times the chunk's length in pieces (aliases and wrappers included)."""
 _NEXT_TOKEN = -1
 """An absent attribute dictionary placed at the token after the line (xDSL notes where it would go)."""
 
@@ -143,8 +150,9 @@ def _result_sizes(text: str) -> list[tuple[str, int]]:
 
 
 class _Reader:
-    def __init__(self, filename: str, ctx: Context, new_parser: NewParser) -> None:
+    def __init__(self, filename: str, ctx: Context, new_parser: NewParser, budget: int) -> None:
         self._filename = filename
+        self._budget = budget
         self._ctx = ctx
         self._new_parser = new_parser
         self._templates: dict[tuple[object, ...], _Template] = {}
@@ -202,7 +210,11 @@ class _Reader:
         and where the token after `text` is."""
         prefix = self._aliases + "".join(_WRAPPERS[name] for name in self._chain())
         depth = len(self.frames) - 1
-        parser = self._new_parser(prefix + text + "\n}" * depth, self._filename, self._ctx)
+        piece = prefix + text + "\n}" * depth
+        self._budget -= len(piece)
+        if self._budget < 0:
+            raise NotCommonForm
+        parser = self._new_parser(piece, self._filename, self._ctx)
         parser.ssa_values.update(scope)
         outer = parser.parse_module()
         self._aliases_read = True
@@ -370,7 +382,7 @@ def read_common_forms(
 ) -> tuple[ModuleOp, dict[Operation, OpSite]] | None:
     """The module xDSL would parse from `text` and every op's site, or None when any part of
     the text leaves the common forms (the caller then parses it with xDSL)."""
-    reader = _Reader(filename, ctx, new_parser)
+    reader = _Reader(filename, ctx, new_parser, _BUDGET_FACTOR * len(text) + 4096)
     lines = text.split("\n")
     position = 0
     try:
