@@ -1,7 +1,8 @@
 """The fast TT-Lang reader against xDSL's parser: the same IR, the same sites, the same errors.
 
 The oracle is `parse_chunk` with the fast reader switched off, so xDSL's site-recording
-parser reads the whole chunk. Every `.mlir` file of the examples and the lit suite, generated
+parser reads the whole chunk; the other side is `parse_chunk` with the fast reader taking
+chunks of any size. Every `.mlir` file of the examples and the lit suite, generated
 kernels of varied ops, types, names, attributes, comments and layout, and those kernels
 broken by a deleted or inserted character must read the same both ways: the same printed IR
 (custom and generic), the same op classes and sites, or the same error. The fast reader must
@@ -13,19 +14,22 @@ from __future__ import annotations
 
 import io
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 from unittest import mock
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from xdsl.dialects.builtin import Builtin
+from xdsl.dialects.func import Func
 from xdsl.ir import Operation
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import ParseError
 
 from planner.adapters.outcome import AdapterInputError
 from planner.adapters.ttlang import source
-from planner.adapters.ttlang.fast_reader import read_common_forms
+from planner.adapters.ttlang.fast_reader import MIN_LINES, read_common_forms
 from planner.adapters.ttlang.source import (
     Chunk,
     SiteRecordingParser,
@@ -39,6 +43,7 @@ FILES = sorted([*(ROOT / "examples").rglob("*.mlir"), *(ROOT / "tests" / "lit").
 DTYPES = ("f32", "bf16", "f16")
 UNARY = ("exp", "log", "relu", "neg")
 BINARY = ("add", "sub", "mul", "max")
+ATTR_DICTS = ("", "", " {note = 1 : i32}", " {note = #note}", ' {tag = "%x // not a comment"}')
 Reading = tuple[object, ...]
 
 
@@ -50,6 +55,11 @@ def _printed(op: Operation, generic: bool) -> str:
 
 def _read(text: str) -> Reading:
     """What `parse_chunk` gives for `text`: the error, or the IR printed both ways, op classes, sites."""
+    with mock.patch.object(source, "read_common_forms", partial(read_common_forms, min_lines=0)):
+        return _read_as_configured(text)
+
+
+def _read_as_configured(text: str) -> Reading:
     try:
         parsed = parse_chunk(Chunk(text, 0, 1), "input.mlir")
     except AdapterInputError as error:
@@ -62,11 +72,13 @@ def _read(text: str) -> Reading:
 
 def _read_by_xdsl(text: str) -> Reading:
     with mock.patch.object(source, "read_common_forms", lambda *arguments: None):
-        return _read(text)
+        return _read_as_configured(text)
 
 
 def _fast(text: str) -> bool:
-    return read_common_forms(text, "input.mlir", ttlang_context(), SiteRecordingParser) is not None
+    return (
+        read_common_forms(text, "input.mlir", ttlang_context(), SiteRecordingParser, min_lines=0) is not None
+    )
 
 
 def _chunks() -> Iterator[str]:
@@ -106,7 +118,7 @@ def kernels(draw: st.DrawFn) -> str:
     an operand's dtype need not match the type written for it (xDSL's error then)."""
     style = draw(st.sampled_from(("", "v", "x.", "a_", "$t", "long_name_")))
     indent = draw(st.sampled_from(("  ", "    ", "\t")))
-    lines = [draw(st.sampled_from(("", "// a kernel", "")))]
+    lines = [draw(st.sampled_from(("", "// a kernel", "#note = 7 : i32", "!t = index")))]
     header = draw(
         st.sampled_from(("module {", "module attributes {ttl.target_arch = #ttcore.arch<blackhole>} {", ""))
     )
@@ -131,7 +143,7 @@ def kernels(draw: st.DrawFn) -> str:
         tiles: list[tuple[str, str]] = []
         for _ in range(draw(st.integers(1, 12))):
             kind = draw(st.sampled_from(("extract", "unary", "binary", "store", "comment", "blank")))
-            attr = draw(st.sampled_from(("", "", " {note = 1 : i32}", ' {tag = "%x // not a comment"}')))
+            attr = draw(st.sampled_from(ATTR_DICTS))
             trailing = draw(st.sampled_from(("", "", "  // trailing")))
             if kind == "extract" or not tiles:
                 tensor, dtype = draw(st.sampled_from(args))
@@ -200,6 +212,20 @@ def _xdsl_parses(text: str) -> bool:
 def test_generated_kernels_xdsl_parses_take_the_fast_reader(text: str) -> None:
     """A generated kernel xDSL parses (no type mismatch) is one the fast reader reads."""
     assert _fast(text) == _xdsl_parses(text)
+
+
+def test_xdsl_knows_no_builtin_or_func_op_whose_name_holds_two_dots() -> None:
+    """Why the fast reader reads an op with a dialect prefix outside its enclosing ops."""
+    assert all(op.name.count(".") == 1 for op in [*Builtin.operations, *Func.operations])
+
+
+def test_small_chunks_go_to_xdsl_and_large_ones_to_the_fast_reader() -> None:
+    ops = [f"  %c{n} = arith.constant {n % 3} : index" for n in range(MIN_LINES)]
+    assert read_common_forms(
+        "\n".join(["module {", *ops, "}"]), "k.mlir", ttlang_context(), SiteRecordingParser
+    )
+    small = "\n".join(["module {", *ops[: MIN_LINES // 2], "}"])
+    assert read_common_forms(small, "k.mlir", ttlang_context(), SiteRecordingParser) is None
 
 
 def test_the_bench_module_takes_the_fast_reader() -> None:

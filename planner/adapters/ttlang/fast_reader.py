@@ -39,10 +39,13 @@ _TOKENS = re.compile(r'"[^"\\\n]*(?:\\.[^"\\\n]*)*"|//[^\n]*|' + _NAME + r"|[{}(
 """String literals (skipped whole, each repeat over single characters so a long one costs no
 stack), comments, SSA names and brackets."""
 _RESULT = re.compile(r"\s*" + _NAME + r"(?::([0-9]+))?\s*([,=])")
+_OP_NAME = re.compile(r'\s*"?([a-zA-Z_][a-zA-Z0-9_$.]*)')
 _INDENT = " \t\r\f\v"
 _WRAPPERS = {"builtin.module": "module {\n", "func.func": "func.func @wrapper() {\n"}
 _PIECE_LINES = 32
 """The most lines one op may span here (each added line rescans the piece)."""
+MIN_LINES = 64
+"""Below this many lines a chunk repeats too little for the shapes to pay for their reading."""
 _BUDGET_FACTOR = 4
 """xDSL reads at most this many times the chunk's length in pieces (aliases and wrappers included)."""
 _NEXT_TOKEN = -1
@@ -55,7 +58,8 @@ class NotCommonForm(Exception):
 
 @dataclass(frozen=True, slots=True)
 class _Line:
-    """One line of the chunk: where its text starts, the text, and its SSA name occurrences."""
+    """One line of the chunk (with the lines after it while a bracket is open): where its text
+    starts, the text, its shape, and its SSA name occurrences."""
 
     start: int
     text: str
@@ -137,16 +141,24 @@ class _Frame:
     """The header gave no entry block (no arguments): xDSL makes one when the body has an op."""
 
 
-def _result_sizes(text: str) -> list[tuple[str, int]]:
-    """The names an op line binds, with their sizes (`%a, %b:2 = ...`)."""
+def _result_sizes(text: str) -> tuple[list[tuple[str, int]], int]:
+    """The names an op line binds, with their sizes (`%a, %b:2 = ...`), and where its op name is."""
     bound: list[tuple[str, int]] = []
     position = 0
     while (match := _RESULT.match(text, position)) is not None:
         bound.append((match.group(1), int(match.group(2) or 1)))
         position = match.end()
         if match.group(3) == "=":
-            return bound
-    return []
+            return bound, position
+    return [], 0
+
+
+def _resolves_anywhere(text: str, position: int) -> bool:
+    """Whether the op name at `position` has a dialect prefix, so the enclosing ops do not change
+    which op it names: xDSL tries `func.<name>` and `builtin.<name>` only for a name it does not
+    know, and neither dialect has an op whose name holds two dots."""
+    match = _OP_NAME.match(text, position)
+    return match is not None and "." in match.group(1)
 
 
 class _Reader:
@@ -205,11 +217,15 @@ class _Reader:
 
     # -- parsing a piece with xDSL -------------------------------------------------------------
 
-    def _parse(self, text: str, scope: dict[str, tuple[SSAValue, ...]]) -> tuple[Operation, OpSite, int]:
-        """xDSL's reading of one op written inside the open regions: the op, its site in `text`,
-        and where the token after `text` is."""
-        prefix = self._aliases + "".join(_WRAPPERS[name] for name in self._chain())
-        depth = len(self.frames) - 1
+    def _parse(
+        self, text: str, scope: dict[str, tuple[SSAValue, ...]], wrap: bool = True
+    ) -> tuple[Operation, OpSite, int]:
+        """xDSL's reading of one op written inside the open regions (`wrap`: written inside ops like
+        them, for its name to resolve as there): the op, its site in `text`, and where the token
+        after `text` is."""
+        chain = self._chain() if wrap else ()
+        prefix = self._aliases + "".join(_WRAPPERS[name] for name in chain)
+        depth = len(chain)
         piece = prefix + text + "\n}" * depth
         self._budget -= len(piece)
         if self._budget < 0:
@@ -229,8 +245,7 @@ class _Reader:
         site = parser.sites[op]
         if site.start != len(prefix):
             raise NotCommonForm
-        next_token = len(prefix) + len(text) + 1 if depth else len(text)
-        return op, _shifted(site, -len(prefix)), next_token - len(prefix)
+        return op, _shifted(site, -len(prefix)), len(text) + (1 if depth else 0)
 
     def _chain(self) -> tuple[str, ...]:
         """The names of the ops whose regions are open, outermost first."""
@@ -308,8 +323,8 @@ class _Reader:
     def _learn(self, line: _Line, scope: dict[str, tuple[SSAValue, ...]]) -> tuple[Operation, _Template]:
         """Read the first line of a shape with xDSL and record what it built."""
         used = {name: scope[name] for name in line.names if name in scope}
-        op, site, next_token = self._parse(line.text, used)
-        bound = _result_sizes(line.text)
+        bound, name_at = _result_sizes(line.text)
+        op, site, next_token = self._parse(line.text, used, not _resolves_anywhere(line.text, name_at))
         placeholders = {name: index for index, name in enumerate(line.names)}
         results = tuple((placeholders.get(name, -1), size) for name, size in bound)
         if any(index < 0 or name in scope for (index, _), (name, _) in zip(results, bound, strict=True)):
@@ -378,12 +393,15 @@ def _shifted(site: OpSite, offset: int) -> OpSite:
 
 
 def read_common_forms(
-    text: str, filename: str, ctx: Context, new_parser: NewParser
+    text: str, filename: str, ctx: Context, new_parser: NewParser, min_lines: int = MIN_LINES
 ) -> tuple[ModuleOp, dict[Operation, OpSite]] | None:
     """The module xDSL would parse from `text` and every op's site, or None when any part of
-    the text leaves the common forms (the caller then parses it with xDSL)."""
-    reader = _Reader(filename, ctx, new_parser, _BUDGET_FACTOR * len(text) + 4096)
+    the text leaves the common forms or it has fewer than `min_lines` lines (the caller then
+    parses it with xDSL)."""
     lines = text.split("\n")
+    if len(lines) < min_lines:
+        return None
+    reader = _Reader(filename, ctx, new_parser, _BUDGET_FACTOR * len(text) + 4096)
     position = 0
     try:
         index = 0
