@@ -314,7 +314,9 @@ def parse_chunk(chunk: Chunk, filename: str) -> ParsedChunk:
     """Parse and verify one chunk; malformed text is an `AdapterInputError` with a location.
 
     An empty chunk (only whitespace and comments) is an empty module: nothing to plan. A
-    leading byte-order mark is read as a space, so every offset stays that of the input.
+    leading byte-order mark is read as a space, so every offset stays that of the input. A
+    large chunk of repeated op shapes is read by `fast_reader`, which builds exactly the IR and
+    sites xDSL's parser would, or leaves the chunk to it.
     """
     text = chunk.text
     if text.startswith(_BYTE_ORDER_MARK):
