@@ -7,7 +7,7 @@ import importlib.util
 from typing import Any
 
 from planner import request_codes
-from planner.contract import RequestError
+from planner.errors import RequestError
 
 
 def _require(module: str, extra: str, purpose: str) -> Any:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from planner import request_codes
-from planner.contract import RequestError
+from planner.errors import RequestError
 from planner.limits import Limits, parse_json, too_large
 
 _METHOD_BY_FIELD: tuple[tuple[str, str], ...] = (

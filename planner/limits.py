@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any, NoReturn
 
 from planner import request_codes
-from planner.contract import RequestError
+from planner.errors import RequestError
 
 # One JSON string, escapes included. Only ever run on text the parser accepted, where every
 # string is closed, so each match ends at its closing quote and the scan stays linear.

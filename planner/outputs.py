@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from planner import request_codes
-from planner.contract import RequestError
+from planner.errors import RequestError
 
 
 def _regular_identity(status: os.stat_result) -> tuple[int, int] | None:

@@ -2,7 +2,7 @@
 error numbers, and the one place an exception becomes a typed `request.*` error.
 
 Validation codes (`request.unknown_field`, `request.missing_field`, ...) are defined in
-`planner.contract`; this table only gives them their JSON-RPC number (invalid params).
+`planner.contract` and `planner.errors`; this table only gives them their JSON-RPC number (invalid params).
 """
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ import sys
 import traceback
 
 from planner.budget import BudgetExceeded
-from planner.contract import ECHO_LIMIT as ECHO_LIMIT
-from planner.contract import TOO_DEEP as TOO_DEEP
-from planner.contract import InputError, RequestError
-from planner.contract import excerpt as excerpt
+from planner.errors import ECHO_LIMIT as ECHO_LIMIT
+from planner.errors import TOO_DEEP as TOO_DEEP
+from planner.errors import InputError, RequestError
+from planner.errors import excerpt as excerpt
 
 PARSE_ERROR = "request.parse_error"
 INVALID_ENVELOPE = "request.invalid_envelope"

@@ -18,6 +18,7 @@ PACKAGE = ROOT / "planner"
 GROUND_FLOOR = (
     "planner",
     "planner.contract",
+    "planner.errors",
     "planner.budget",
     "planner.request_codes",
     "planner.limits",

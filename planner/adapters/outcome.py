@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from planner.contract import InputError
+from planner.errors import InputError
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ from typing import Any
 
 from planner import extras, request_codes
 from planner.cli.batch import FileResult, chunk_size
-from planner.contract import RequestError
+from planner.errors import RequestError
 
 IN_FLIGHT_PER_WORKER = 2  # chunks handed to the scheduler per worker process before one completes
 

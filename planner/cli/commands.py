@@ -27,7 +27,7 @@ from planner.cli.module_paths import resolve_context
 
 def cmd_call(args: argparse.Namespace) -> int:
     from planner.budget import deadline_after
-    from planner.contract import RequestError
+    from planner.errors import RequestError
     from planner.inputs import read_input, read_params
     from planner.service.methods import answer, find_method
 

@@ -6,7 +6,7 @@ malformed request: a stable code, a message naming what was expected and what wa
 
 from __future__ import annotations
 
-from planner.contract import RequestError
+from planner.errors import RequestError
 
 BAD_DIVISION = "proof.unknown_division"
 BAD_EXPRESSION = "proof.bad_expression"

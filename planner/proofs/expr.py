@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal, TypeAlias
 
-from planner.contract import excerpt
+from planner.errors import excerpt
 
 BinaryOperator: TypeAlias = Literal["+", "-", "*", "//", "%"]
 MinMax: TypeAlias = Literal["min", "max"]

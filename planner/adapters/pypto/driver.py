@@ -22,7 +22,7 @@ from planner.adapters.pypto.reader import read_function
 from planner.adapters.pypto.report import kernel_notes, render_note, source_notes
 from planner.adapters.pypto.resolver import ImportWarning
 from planner.adapters.pypto.splicing import apply_edits
-from planner.contract import RequestError
+from planner.errors import RequestError
 from planner.layout import plan as layout_plan
 from planner.layout.protocol import LayoutPlanRequest, LayoutPlanResponse
 from planner.proofs.protocol import Division
