@@ -20,8 +20,9 @@ _DEBUG_ENV = "PLANNER_DEBUG"  # planner.request_codes.DEBUG_ENV, without importi
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    words = sys.argv[1:] if argv is None else argv
+    parser = build_parser(words)
+    args = parser.parse_args(words)
     run: Command | None = getattr(args, "run", None)
     if run is None:
         parser.print_help(sys.stdout)

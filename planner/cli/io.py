@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from planner.adapters import AdapterInputError
-    from planner.contract import RequestError
+    from planner.errors import RequestError
     from planner.limits import Limits
 
 EXIT_OK, EXIT_REFUSED, EXIT_BAD_REQUEST = 0, 1, 2
@@ -50,10 +50,12 @@ def input_name(args: argparse.Namespace) -> str:
 
 def check_outputs(args: argparse.Namespace, inputs: list[str], *options: str) -> None:
     """Refuse unsafe outputs before any work, so a refusal never follows a long plan."""
+    targets = [(option, getattr(args, option.lstrip("-"))) for option in options]
+    if not any(target for _, target in targets):
+        return  # nothing to write: the writer (and tempfile) stays unimported
     from planner.outputs import check_output
 
-    for option in options:
-        target = getattr(args, option.lstrip("-"))
+    for option, target in targets:
         if target:
             check_output(target, inputs, option)
 
@@ -133,7 +135,7 @@ def input_error_json(error: AdapterInputError) -> dict[str, Any]:
 
 def bad_params(message: str) -> RequestError:
     from planner import request_codes
-    from planner.contract import RequestError
+    from planner.errors import RequestError
 
     return RequestError(request_codes.INVALID_PARAMS, message)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -43,14 +44,7 @@ def _add_limits(parser: argparse.ArgumentParser, with_sizes: bool, per: str = "c
         parser.add_argument("--max-depth", type=int, default=64, help="deepest JSON nesting accepted")
 
 
-def _subcommand(sub: Any, name: str, run: Command, help: str) -> argparse.ArgumentParser:
-    parser: argparse.ArgumentParser = sub.add_parser(name, help=help, description=help)
-    parser.set_defaults(run=run)
-    return parser
-
-
-def _add_commands(sub: Any) -> None:
-    plan = _subcommand(sub, "plan", commands.cmd_plan, "plan a PyPTO program or TT-Lang MLIR file")
+def _plan_arguments(plan: argparse.ArgumentParser) -> None:
     plan.add_argument("file", help="input file, or - for stdin")
     plan.add_argument("-o", "--output", help="write the planned IR here instead of stdout")
     plan.add_argument("--report", help="write the JSON planning report here")
@@ -65,15 +59,15 @@ def _add_commands(sub: Any) -> None:
     )
     _add_limits(plan, with_sizes=False)
 
-    call = _subcommand(sub, "call", commands.cmd_call, "answer one protocol request (JSON in, JSON out)")
+
+def _call_arguments(call: argparse.ArgumentParser) -> None:
     call.add_argument("method", help="e.g. layout.plan, kernelcfg.resolve, proofs.check")
     call.add_argument("file", nargs="?", default="-", help="JSON params file, or - for stdin")
     call.add_argument("--json", action="store_true", help="also print errors as JSON on stdout")
     _add_limits(call, with_sizes=True)
 
-    serve = _subcommand(
-        sub, "serve", commands.cmd_serve, "JSON-RPC 2.0 service: one message per line on stdin/stdout"
-    )
+
+def _serve_arguments(serve: argparse.ArgumentParser) -> None:
     serve.add_argument(
         "--http", metavar="HOST:PORT", help="serve HTTP POST instead (host defaults to 127.0.0.1)"
     )
@@ -109,25 +103,22 @@ def _add_commands(sub: Any) -> None:
     )
     _add_limits(serve, with_sizes=True, per="message")
 
-    schema = _subcommand(
-        sub, "schema", commands.cmd_schema, "write JSON Schemas for every method into schemas/"
-    )
+
+def _schema_arguments(schema: argparse.ArgumentParser) -> None:
     schema.add_argument("--check", action="store_true", help="verify the checked-in schemas are current")
     schema.add_argument("--dir", type=Path, default=Path("schemas"), help="schema directory")
     _add_bounds(schema)
 
-    explain = _subcommand(
-        sub, "explain-conflict", commands.cmd_explain, "explain why a file or request is refused"
-    )
+
+def _explain_conflict_arguments(explain: argparse.ArgumentParser) -> None:
     explain.add_argument("file", help="MLIR, PyPTO program, or JSON request; - for stdin")
     explain.add_argument("--json", action="store_true", help="print the explanation as JSON")
     explain.add_argument("--graph", metavar="OUT.dot|OUT.png", help="draw the conflict graph")
     add_module_options(explain)
     _add_limits(explain, with_sizes=False)
 
-    reasons = _subcommand(
-        sub, "explain", commands.cmd_explain_plan, "say why each kernel-config decision was made"
-    )
+
+def _explain_arguments(reasons: argparse.ArgumentParser) -> None:
     reasons.add_argument("file", help="TT-Lang MLIR or a kernelcfg.resolve JSON request; - for stdin")
     reasons.add_argument("--json", action="store_true", help="print the explanations (or the error) as JSON")
     reasons.add_argument(
@@ -135,7 +126,8 @@ def _add_commands(sub: Any) -> None:
     )
     _add_limits(reasons, with_sizes=False)
 
-    layout = sub.add_parser("layout", help="NZ layout tools", description="NZ layout tools")
+
+def _layout_arguments(layout: argparse.ArgumentParser) -> None:
     layout_sub = layout.add_subparsers(title="layout commands", required=True)
     show = _subcommand(
         layout_sub, "show", layout_commands.cmd_layout_show, "show which elements land in which NZ fractal"
@@ -160,9 +152,8 @@ def _add_commands(sub: Any) -> None:
             packer.add_argument("--shape", metavar="R,C", help="logical shape (recorded in .safetensors)")
         _add_bounds(packer)
 
-    suggest = _subcommand(
-        sub, "suggest", layout_commands.cmd_suggest, "which ND weights of a PyPTO file may become pl.NZ"
-    )
+
+def _suggest_arguments(suggest: argparse.ArgumentParser) -> None:
     suggest.add_argument("file", help="PyPTO program or source, or - for stdin")
     suggest.add_argument("--json", action="store_true", help="print the verdicts as JSON")
     suggest.add_argument("--apply", action="store_true", help="write pl.NZ on every eligible weight")
@@ -171,7 +162,8 @@ def _add_commands(sub: Any) -> None:
     suggest.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="adapter option")
     add_module_options(suggest)
 
-    batch = _subcommand(sub, "batch", commands.cmd_batch, "plan many files; one JSON line per input")
+
+def _batch_arguments(batch: argparse.ArgumentParser) -> None:
     batch.add_argument("paths", nargs="+", metavar="DIR|FILE", help="files, or directories to search")
     batch.add_argument("--workers", type=int, default=1, help="worker processes")
     batch.add_argument("--dask", metavar="ADDRESS|local", help="run on dask.distributed (tile-planner[dask])")
@@ -181,9 +173,60 @@ def _add_commands(sub: Any) -> None:
     _add_limits(batch, with_sizes=False, per="file")
 
 
-def build_parser() -> argparse.ArgumentParser:
+# name, the function it runs (None: a group of commands), its help, what adds its arguments; in help order
+_COMMANDS: tuple[tuple[str, Command | None, str, Callable[[argparse.ArgumentParser], None]], ...] = (
+    ("plan", commands.cmd_plan, "plan a PyPTO program or TT-Lang MLIR file", _plan_arguments),
+    ("call", commands.cmd_call, "answer one protocol request (JSON in, JSON out)", _call_arguments),
+    (
+        "serve",
+        commands.cmd_serve,
+        "JSON-RPC 2.0 service: one message per line on stdin/stdout",
+        _serve_arguments,
+    ),
+    ("schema", commands.cmd_schema, "write JSON Schemas for every method into schemas/", _schema_arguments),
+    (
+        "explain-conflict",
+        commands.cmd_explain,
+        "explain why a file or request is refused",
+        _explain_conflict_arguments,
+    ),
+    ("explain", commands.cmd_explain_plan, "say why each kernel-config decision was made", _explain_arguments),
+    ("layout", None, "NZ layout tools", _layout_arguments),
+    (
+        "suggest",
+        layout_commands.cmd_suggest,
+        "which ND weights of a PyPTO file may become pl.NZ",
+        _suggest_arguments,
+    ),
+    ("batch", commands.cmd_batch, "plan many files; one JSON line per input", _batch_arguments),
+)
+
+
+def _subcommand(sub: Any, name: str, run: Command | None, help: str) -> argparse.ArgumentParser:
+    parser: argparse.ArgumentParser = sub.add_parser(name, help=help, description=help)
+    if run is not None:
+        parser.set_defaults(run=run)
+    return parser
+
+
+def _named_command(argv: Sequence[str]) -> str | None:
+    """The command `argv` names: its first word that is not an option (the top level's take no value)."""
+    for word in argv:
+        if not word.startswith("-"):
+            return word if any(word == name for name, *_ in _COMMANDS) else None
+    return None
+
+
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The whole grammar; given the command line, only the command it names gets its arguments
+    (the others are listed for help and errors alike, so every message stays the same)."""
+    named = None if argv is None else _named_command(argv)
     parser = argparse.ArgumentParser(prog="planner", description=DESCRIPTION)
     parser.add_argument("--version", action="version", version=f"planner {__version__}")
     parser.add_argument("--debug", action="store_true", help="print tracebacks of internal errors")
-    _add_commands(parser.add_subparsers(title="commands"))
+    sub = parser.add_subparsers(title="commands")
+    for name, run, help, add_arguments in _COMMANDS:
+        command = _subcommand(sub, name, run, help)
+        if named is None or name == named:
+            add_arguments(command)
     return parser
