@@ -190,7 +190,12 @@ _COMMANDS: tuple[tuple[str, Command | None, str, Callable[[argparse.ArgumentPars
         "explain why a file or request is refused",
         _explain_conflict_arguments,
     ),
-    ("explain", commands.cmd_explain_plan, "say why each kernel-config decision was made", _explain_arguments),
+    (
+        "explain",
+        commands.cmd_explain_plan,
+        "say why each kernel-config decision was made",
+        _explain_arguments,
+    ),
     ("layout", None, "NZ layout tools", _layout_arguments),
     (
         "suggest",
