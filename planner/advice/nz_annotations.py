@@ -101,12 +101,10 @@ def _arguments_passed(program: Program, callee: ParameterSite) -> Iterator[tuple
     names = [parameter.arg for parameter in _parameters(function.node)]
     index = names.index(callee.name)
     for caller_index, caller in enumerate(program.functions):
+        if caller_index == callee.function_index:
+            continue
         for call in ast.walk(caller.node):
-            if (
-                not isinstance(call, ast.Call)
-                or callee_of(call) != spelled
-                or caller_index == callee.function_index
-            ):
+            if not isinstance(call, ast.Call) or callee_of(call) != spelled:
                 continue
             keyword = next((k.value for k in call.keywords if k.arg == callee.name), None)
             argument = call.args[index] if index < len(call.args) else keyword

@@ -26,9 +26,9 @@ from planner.adapters.outcome import AdapterInputError
 from planner.adapters.protocol import AdapterPlanRequest
 from planner.adapters.pypto import FunctionRequest, build_requests
 from planner.adapters.pypto.diagnostics import diagnostic_position
-from planner.adapters.pypto.driver import BYTE_ORDER_MARK
+from planner.adapters.pypto.driver import BYTE_ORDER_MARK, read_program
 from planner.adapters.pypto.kernel_constants import ResolveContext
-from planner.adapters.pypto.program import Program, ProgramFunction, parse_program
+from planner.adapters.pypto.program import Program, ProgramFunction
 from planner.adapters.pypto.splicing import Edit, apply_edits
 from planner.advice.nz_annotations import (
     Blocked,
@@ -85,8 +85,7 @@ def suggest_text(
     """Dry-run every candidate as `pl.NZ`; raises `AdapterInputError` for a file the adapter cannot read.
     `context`: where the file's imported modules come from (section 19)."""
     body = text.removeprefix(BYTE_ORDER_MARK)
-    build_requests(body, filename=filename, options=options, context=context)  # the file must read
-    program = parse_program(body, filename, context)
+    program, _ = read_program(body, filename=filename, options=options, context=context)  # it must read
     candidates = list(_candidates(program))
     verdicts = [_dry_run(body, filename, options, candidate, context) for candidate in candidates]
     edits = {

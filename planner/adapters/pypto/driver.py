@@ -55,8 +55,19 @@ def build_requests(
     context: ResolveContext | None = None,
 ) -> list[FunctionRequest]:
     """The `layout.plan` request of every kernel, in file order, with source positions."""
-    _, models = _read(text.removeprefix(BYTE_ORDER_MARK), filename, options, context)
-    return [model.planned for model in models]
+    return read_program(text, filename=filename, options=options, context=context)[1]
+
+
+def read_program(
+    text: str,
+    *,
+    filename: str = "<input>",
+    options: Mapping[str, str] | None = None,
+    context: ResolveContext | None = None,
+) -> tuple[Program, list[FunctionRequest]]:
+    """The program as `parse_program` reads it and `build_requests`' requests, from one parse."""
+    program, models = _read(text.removeprefix(BYTE_ORDER_MARK), filename, options, context)
+    return program, [model.planned for model in models]
 
 
 def plan_text(
