@@ -11,12 +11,12 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cache
+from typing import TypeGuard
 
 from pydantic import ValidationError
 from xdsl.dialects.builtin import IntegerAttr, TensorType, UnregisteredOp
 from xdsl.dialects.func import FuncOp
-from xdsl.dialects.tensor import ExtractOp, ExtractSliceOp
-from xdsl.ir import Attribute, BlockArgument, Operation, OpResult, SSAValue
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, OpResult, SSAValue
 
 from planner.adapters.outcome import AdapterInputError
 from planner.adapters.ttlang.codes import ATTRIBUTE_INVALID, REQUEST_REJECTED, UNKNOWN_TILE_OP
@@ -45,6 +45,8 @@ from planner.kernelcfg.protocol import (
 )
 
 STRATEGY_ATTR = "ttl.tile_execution_strategy"
+EXTRACT, EXTRACT_SLICE = "tensor.extract", "tensor.extract_slice"
+"""Matched by name, so reading a kernel without a tensor op never imports xDSL's tensor dialect."""
 
 KernelIROp = TileOp | UnknownTtlOp
 """The ops a request lists: the TTL tile ops, and undefined `ttl.*` ops handling tiles so the resolver
@@ -99,8 +101,8 @@ def _followed(value: SSAValue) -> SSAValue | None:
     if isinstance(value, BlockArgument):
         return _compute_operand_of(value)
     owner = value.owner
-    if isinstance(owner, ExtractOp | ExtractSliceOp):
-        return owner.operands[0]
+    if isinstance(owner, Operation) and owner.name in (EXTRACT, EXTRACT_SLICE):
+        return owner.operands[0]  # the tensor both read from
     if isinstance(owner, AttachCBOp):
         return owner.cb
     return None
@@ -126,6 +128,11 @@ def resolve_dfb(value: SSAValue, name_of: Callable[[SSAValue], str]) -> DfbIdent
     return None
 
 
+def _is_extract(owner: Operation | Block) -> TypeGuard[Operation]:
+    """A `tensor.extract`: its operands are the tensor, then the indices."""
+    return isinstance(owner, Operation) and owner.name == EXTRACT
+
+
 def same_tile_coords(lhs: SSAValue, rhs: SSAValue) -> bool:
     """Both operands address the same tile (section 2, FPU eligibility).
 
@@ -143,8 +150,8 @@ def same_tile_coords(lhs: SSAValue, rhs: SSAValue) -> bool:
         entries = getattr(maps, "data", ())
         return len(entries) > max(lhs.index, rhs.index) and entries[lhs.index] == entries[rhs.index]
     lhs_op, rhs_op = lhs.owner, rhs.owner
-    if isinstance(lhs_op, ExtractOp) and isinstance(rhs_op, ExtractOp):
-        return tuple(lhs_op.indices) == tuple(rhs_op.indices)
+    if _is_extract(lhs_op) and _is_extract(rhs_op):
+        return tuple(lhs_op.operands[1:]) == tuple(rhs_op.operands[1:])
     return False
 
 
