@@ -11,11 +11,12 @@ the xDSL op from it, so the dialect is a table rather than a class per op. The s
 - regions: names; `body_trait` says whether the single region ends with a terminator.
 
 Where upstream prints a TTL type or attribute without its prefix (`<[1, 1], T, 2>` for a
-`!ttl.cb`), the format names a directive from `stripped`; both spellings read.
+`!ttl.cb`), the format names a directive of `stripped_directive`; both spellings read.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -140,7 +141,8 @@ def define(spec: OpSpec, module: str, base: type[IRDLOperation] = IRDLOperation)
     if sum(_split(entry)[1] != "" for entry in spec.operands) > 1:
         body["irdl_options"] = (AttrSizedOperandSegments(as_property=True),)
     body["assembly_format"] = spec.format
-    body["custom_directives"] = STRIPPED
+    named = dict.fromkeys(_CUSTOM.findall(spec.format))
+    body["custom_directives"] = tuple(stripped_directive(name) for name in named)
     class_name = "".join(part.title() for part in spec.mnemonic.replace(".", "_").split("_")) + "Op"
     return irdl_op_definition(type(class_name, (base,), body))
 
@@ -158,7 +160,6 @@ def _stripped_text(attr: Attribute) -> str | None:
     return attr.body.data or None if isinstance(attr, RawBodyAttr) else None
 
 
-@cache
 def _stripped_type_directive(class_name: str, parse_stripped: Callable[[AttrParser], Attribute]) -> type:
     """A `custom<Name>(type($x))` directive reading the type written in full or stripped."""
 
@@ -183,7 +184,6 @@ def _stripped_type_directive(class_name: str, parse_stripped: Callable[[AttrPars
     return irdl_custom_directive(StrippedType)
 
 
-@cache
 def _stripped_attr_directive(class_name: str, attr_name: str) -> type:
     """A `custom<Name>($a)` directive reading `#ttl.<name><...>`, its stripped `<...>`, or any attribute."""
 
@@ -212,15 +212,27 @@ def _parse_stripped_cb(parser: AttrParser) -> Attribute:
     return CBType.new(CBType.parse_parameters(parser))
 
 
-STRIPPED = (
-    _stripped_type_directive("CB", _parse_stripped_cb),
-    _stripped_type_directive("Pipe", _raw_type("ttl.pipe")),
-    _stripped_type_directive("PipeToken", _raw_type("ttl.pipe_token")),
-    _stripped_attr_directive("BcastType", "ttl.bcast_type"),
-    _stripped_attr_directive("ReduceType", "ttl.reduce_type"),
-    _stripped_attr_directive("Combiner", "ttl.accumulation_combiner"),
-    _stripped_attr_directive("DeviceRef", "ttl.device_ref"),
-    _stripped_attr_directive("DeviceDomain", "ttl.device_domain"),
-    _stripped_attr_directive("DeviceRange", "ttl.device_range"),
-)
-"""Every directive an `OpSpec` format may name, `custom<CB>(type($cb))` and so on."""
+_STRIPPED_TYPES: dict[str, Callable[[AttrParser], Attribute]] = {
+    "CB": _parse_stripped_cb,
+    "Pipe": _raw_type("ttl.pipe"),
+    "PipeToken": _raw_type("ttl.pipe_token"),
+}
+_STRIPPED_ATTRS = {
+    "BcastType": "ttl.bcast_type",
+    "ReduceType": "ttl.reduce_type",
+    "Combiner": "ttl.accumulation_combiner",
+    "DeviceRef": "ttl.device_ref",
+    "DeviceDomain": "ttl.device_domain",
+    "DeviceRange": "ttl.device_range",
+}
+_CUSTOM = re.compile(r"custom<(\w+)>")
+
+
+@cache
+def stripped_directive(name: str) -> type:
+    """The directive `custom<name>` of a format, `custom<CB>(type($cb))` and so on: every TTL type
+    in `_STRIPPED_TYPES`, every attribute in `_STRIPPED_ATTRS`. Made on first use (each is a
+    dataclass, about a millisecond to build)."""
+    if name in _STRIPPED_TYPES:
+        return _stripped_type_directive(name, _STRIPPED_TYPES[name])
+    return _stripped_attr_directive(name, _STRIPPED_ATTRS[name])

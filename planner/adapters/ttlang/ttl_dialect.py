@@ -1,5 +1,6 @@
-"""The TTL dialect (docs/design/kernel-config.md section 10): the tile ops, the tensor-level
-elementwise ops, and the structure ops of `ttl_structure`.
+"""The TTL tile ops (docs/design/kernel-config.md section 10). `ttl_registry` gathers them with the
+structure, tensor-level and movement ops into the dialect; the elementwise families and the
+ops made from `OpSpec` records are defined only when a text first uses them.
 
 Op syntax follows upstream's `TTLOps.td`: a declarative assembly format where upstream's is
 declarative, and custom `parse`/`print` for the elementwise tile ops, which are read in both
@@ -15,7 +16,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from xdsl.dialects.builtin import I64, BoolAttr, DenseArrayBase, FloatAttr, IndexType, IntegerAttr, f32, i32
-from xdsl.ir import Attribute, Dialect, SSAValue
+from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import (
     AnyAttr,
     AttrSizedOperandSegments,
@@ -32,17 +33,10 @@ from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.printer import Printer
 
 from planner.adapters.ttlang.balanced import peek_tokens
-from planner.adapters.ttlang.op_table import STRIPPED
+from planner.adapters.ttlang.op_table import stripped_directive
 from planner.adapters.ttlang.raw_body import RawBodyAttr, raw_value
-from planner.adapters.ttlang.ttl_attrs import (
-    CBType,
-    DstType,
-    ReduceDimAttr,
-    TileExecutionStrategyAttr,
-)
-from planner.adapters.ttlang.ttl_movement import MOVEMENT_OPS
-from planner.adapters.ttlang.ttl_structure import STRUCTURE_OPS
-from planner.adapters.ttlang.ttl_tensor import BINARY_NAMES, TENSOR_OPS, UNARY_NAMES
+from planner.adapters.ttlang.ttl_attrs import DstType, ReduceDimAttr
+from planner.adapters.ttlang.ttl_tensor import BINARY_NAMES, UNARY_NAMES
 from planner.adapters.ttlang.ttl_unknown import class_name, parse_dst_slot
 
 # ---------------------------------------------------------------------------------------------
@@ -154,18 +148,14 @@ class BinaryTileOp(ElementwiseTileOp):
     dst = opt_operand_def(IndexType)
 
 
-_UNARY_MNEMONICS = (*(f"tile_{name}" for name in UNARY_NAMES), "tile_typecast", "copy_dst")
-_BINARY_MNEMONICS = tuple(f"tile_{name}" for name in BINARY_NAMES)
+UNARY_MNEMONICS = (*(f"tile_{name}" for name in UNARY_NAMES), "tile_typecast", "copy_dst")
+BINARY_MNEMONICS = tuple(f"tile_{name}" for name in BINARY_NAMES)
 
 
-def _op_class(mnemonic: str, base: type[IRDLOperation]) -> type[IRDLOperation]:
-    """One IRDL op per mnemonic sharing `base`'s operands and syntax."""
+def family_op(mnemonic: str, base: type[IRDLOperation]) -> type[IRDLOperation]:
+    """The IRDL op `ttl.<mnemonic>`, sharing `base`'s operands and syntax (one per mnemonic)."""
     op_class = type(class_name(mnemonic), (base,), {"name": f"ttl.{mnemonic}", "__module__": __name__})
     return irdl_op_definition(op_class)
-
-
-UNARY_TILE_OPS = tuple(_op_class(mnemonic, UnaryTileOp) for mnemonic in _UNARY_MNEMONICS)
-BINARY_TILE_OPS = tuple(_op_class(mnemonic, BinaryTileOp) for mnemonic in _BINARY_MNEMONICS)
 
 
 @irdl_op_definition
@@ -219,7 +209,7 @@ class TileBcastOp(TileOp):
     dst = operand_def(IndexType)
     bcast_type = prop_def(AnyAttr())
     result = result_def()
-    custom_directives = STRIPPED
+    custom_directives = (stripped_directive("BcastType"),)
     assembly_format = _into_dst(
         "$input `,` $output custom<BcastType>($bcast_type)",
         "`(` type($input) `,` type($output) `)` `->` type($result)",
@@ -236,7 +226,7 @@ class TileReduceOp(TileOp):
     reduce_type = prop_def(AnyAttr())
     reduce_dim = prop_def(ReduceDimAttr)
     result = result_def()
-    custom_directives = STRIPPED
+    custom_directives = (stripped_directive("ReduceType"),)
     assembly_format = _into_dst(
         "$input `,` $scaler `,` $output custom<ReduceType>($reduce_type) $reduce_dim",
         "`(` type($input) `,` type($scaler) `,` type($output) `)` `->` type($result)",
@@ -348,14 +338,3 @@ class DstIndexOp(TileOp):
         printer.print_attribute(self.source.type)
         printer.print_string(" -> ")
         printer.print_attribute(self.result.type)
-
-
-TTL = Dialect(
-    "ttl",
-    [
-        *STRUCTURE_OPS, *UNARY_TILE_OPS, *BINARY_TILE_OPS, TileBcastOp, TileReduceOp,
-        TileRowNormalizationBlockOp, TileMatmulBlockOp, TileFillOp, CopyTileOp, TileStoreOp, DstIndexOp,
-        TileTransposeOp, TileAccumulateOp, TileMulUnaryConstOp, *TENSOR_OPS, *MOVEMENT_OPS,
-    ],
-    [CBType, DstType, TileExecutionStrategyAttr, ReduceDimAttr],
-)  # fmt: skip

@@ -7,7 +7,7 @@ kernel-config resolver never sees them, and they print back as read.
 
 from __future__ import annotations
 
-from planner.adapters.ttlang.op_table import OpSpec, define
+from planner.adapters.ttlang.op_table import OpSpec
 
 _TO_RESULT = "attr-dict `:` type($result)"
 _PIPE_REGION = "$pipe `:` custom<Pipe>(type($pipe)) $body attr-dict"
@@ -153,5 +153,3 @@ MOVEMENT_SPECS = (
     OpSpec("signpost", "$name attr-dict", props=("name:str",)),
     OpSpec("dprint", "$fmt `(` $argv `)` attr-dict `:` `(` type($argv) `)`", ("argv*",), props=("fmt:str",)),
 )
-
-MOVEMENT_OPS = tuple(define(spec, __name__) for spec in MOVEMENT_SPECS)

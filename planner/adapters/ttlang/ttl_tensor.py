@@ -7,7 +7,7 @@ them plans around them (docs/design/kernel-config.md section 10).
 
 from __future__ import annotations
 
-from planner.adapters.ttlang.op_table import OpSpec, define
+from planner.adapters.ttlang.op_table import OpSpec
 
 UNARY_NAMES = (
     "exp", "exp2", "log", "sqrt", "rsqrt", "tanh", "sigmoid", "neg", "abs", "relu", "floor", "recip",
@@ -75,5 +75,3 @@ TENSOR_SPECS = (
         for name in ("compute_pipeline_yield", "compute_stage_yield", "source_scalar_yield")
     ),
 )
-
-TENSOR_OPS = tuple(define(spec, __name__) for spec in TENSOR_SPECS)

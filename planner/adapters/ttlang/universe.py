@@ -12,9 +12,9 @@ from xdsl.universe import Universe
 
 
 def _ttl() -> Dialect:
-    from planner.adapters.ttlang.ttl_dialect import TTL
+    from planner.adapters.ttlang.ttl_registry import ttl_dialect
 
-    return TTL
+    return ttl_dialect()
 
 
 def _ttcore() -> Dialect:
