@@ -21,7 +21,9 @@ import os
 import re
 import sys
 from collections.abc import Sequence
+from functools import cache
 
+from xdsl.universe import Universe
 from xdsl.utils.exceptions import ArgSpecParseError
 from xdsl.xdsl_opt_main import xDSLOptMain
 
@@ -77,6 +79,14 @@ class PlannerOptMain(xDSLOptMain):
 
     def register_all_passes(self) -> None:
         self.register_pass(SetComputeKernelConfig.name, lambda: SetComputeKernelConfig)
+
+    def register_all_frontends(self) -> None:
+        for name, frontend in _multiverse().all_frontends.items():
+            self.available_frontends.setdefault(name, frontend)
+
+    def register_all_targets(self) -> None:
+        for name, target in _multiverse().all_targets.items():
+            self.available_targets.setdefault(name, target)
 
     def register_all_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
         super().register_all_arguments(arg_parser)
@@ -159,6 +169,12 @@ class PlannerOptMain(xDSLOptMain):
         for item in reported:
             sys.stderr.write(item.render(filename) + "\n")
         return EXIT_FAILED if failed else EXIT_OK
+
+
+@cache
+def _multiverse() -> Universe:
+    """The installed xDSL plugins, found once (each search reads every distribution's metadata)."""
+    return Universe.get_multiverse()
 
 
 def _expire() -> None:
