@@ -25,6 +25,7 @@ from planner.kernelcfg.codes import (
     op_message,
 )
 from planner.kernelcfg.fidelity import FidelityWarnings, fidelity_warnings
+from planner.kernelcfg.fold_tables import fold_table
 from planner.kernelcfg.messages import describe
 from planner.kernelcfg.policy import KernelConfigPolicy, Precision, ThreeState, normalize_policy
 from planner.kernelcfg.protocol import KernelcfgResolveRequest, KernelConfigPlan, KernelWarning
@@ -230,7 +231,7 @@ def state_kernel(
     explicit = None if policy.unpack_to_dest_fp32 is None else frozenset(policy.unpack_to_dest_fp32)
     preference = width_preference(requirements, policy, target)
     statement = KernelStatement(
-        Applier(target, explicit),
+        Applier(target, explicit, shapes=fold_table(target)),
         width_order=preference.order,
         policy_width=_policy_width(policy),
         fixed=requirements.fixed,

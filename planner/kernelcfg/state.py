@@ -161,6 +161,7 @@ def _restore(table: dict[tuple[int, int], _V], key: tuple[int, int], old: object
 Demand: TypeAlias = tuple[tuple[int, frozenset[UnpackMode]], ...]  # (DFB or slot, modes it may keep) per read
 Demands: TypeAlias = tuple[tuple[int, Demand], ...]  # (width, demand) per width candidate kept
 Room: TypeAlias = Callable[[tuple[str, ...], int, int], bool]  # (sync modes, width, slots) -> has room
+MAX_SHAPES = 4096  # folded shapes an applier's table keeps (a table may be shared across requests)
 
 
 class BatchSummary:
@@ -312,7 +313,9 @@ class Applier:
         )
         folded = self.shapes.get(shape)
         if folded is None:
-            folded = self.shapes[shape] = self._fold(batch, dfbs, slots)
+            folded = self._fold(batch, dfbs, slots)
+            if len(self.shapes) < MAX_SHAPES:
+                self.shapes[shape] = folded
         return BatchSummary(folded, dfbs, slots, self.has_room if slots else None)
 
     def _fold(self, batch: UseBatch, dfbs: tuple[int, ...], slots: int) -> Demands:
