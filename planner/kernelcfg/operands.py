@@ -27,9 +27,12 @@ from planner.request_codes import excerpt
 from planner.targets.tenstorrent import TT_DTYPES, TtDtype
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class Tile:
-    """A tile operand as section 3 sees it: its element, its DFB if it resolves."""
+    """A tile operand as section 3 sees it: its element, its DFB if it resolves.
+
+    A value like the uses (not frozen only because frozen instances take longer to build).
+    """
 
     elem: TtDtype
     dfb: int | None

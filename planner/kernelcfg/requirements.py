@@ -195,11 +195,14 @@ def _operand_uses(
     return UseBatch((*destination, *result.destination), (*dfb, *result.dfb), result.slots)
 
 
-def _result_uses(op: KernelOp, semantics: OpSemantics, collector: OperandResolver) -> UseBatch:
+def _result_uses(
+    op: KernelOp, semantics: OpSemantics, collector: OperandResolver, slots: tuple[SlotUse, ...] = ()
+) -> UseBatch:
+    """The result's DST use (if the result lives in DST) and the op's slot demands."""
     if not semantics.result_in_dst:
-        return _NO_USES
+        return UseBatch(slots=slots) if slots else _NO_USES
     use = DestinationUse(op.id, op.op, None, semantics.primitive, collector.result_elem(op))
-    return UseBatch((use,))
+    return UseBatch((use,), (), slots)
 
 
 def _explicit_strategy(op: KernelOp, semantics: OpSemantics) -> Strategy | None:
@@ -243,7 +246,7 @@ def _legal_strategies(op: KernelOp, collector: OperandResolver) -> frozenset[Str
 
 def _legal_options(op: KernelOp, semantics: OpSemantics, legal: frozenset[Strategy]) -> list[StrategyOption]:
     """The semantics of every legal strategy, FPU first; a legal strategy must have semantics."""
-    by_strategy = {option.strategy: option for option in semantics.choices}
+    by_strategy = semantics.by_strategy
     options = []
     for strategy in (s for s in _STRATEGY_ORDER if s in legal):
         if strategy not in by_strategy:
@@ -254,7 +257,7 @@ def _legal_options(op: KernelOp, semantics: OpSemantics, legal: frozenset[Strate
 
 
 def _choice(op: KernelOp, walk: int, semantics: OpSemantics, collector: OperandResolver) -> Choice:
-    arity = max(len(option.routes) for option in semantics.choices)
+    arity = semantics.arity
     if len(op.operands) != arity:
         raise RequestError(
             "request.invalid", f"op '{op.id}' ({op.op}) takes {arity} operands, got {len(op.operands)}"
@@ -268,7 +271,7 @@ def _choice(op: KernelOp, walk: int, semantics: OpSemantics, collector: OperandR
             "op",
             op.id,
         )
-    result = _result_uses(op, semantics, collector) + UseBatch(slots=_slot_uses(op, semantics))
+    result = _result_uses(op, semantics, collector, _slot_uses(op, semantics))
     options: list[ChoiceOption] = []
     tiles: dict[int, Tile] = {}
     for candidate in _legal_options(op, semantics, legal):
@@ -327,8 +330,7 @@ def _fixed_uses(op: KernelOp, semantics: OpSemantics, collector: OperandResolver
             op.id,
             unresolved.operand,
         ) from None
-    slots = _slot_uses(op, semantics)
-    return uses + _result_uses(op, semantics, collector) + UseBatch(slots=slots)
+    return uses + _result_uses(op, semantics, collector, _slot_uses(op, semantics))
 
 
 def collect_requirements(request: KernelcfgResolveRequest) -> KernelRequirements:

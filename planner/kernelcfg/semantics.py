@@ -8,7 +8,7 @@ An op without an entry does not implement the execution interface and is refused
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Literal, TypeAlias
 
@@ -51,10 +51,15 @@ class OpSemantics:
     accumulates: bool = False
     initializes: tuple[int, ...] = ()  # DST operands the lowering initializes itself
     slots_attr: str | None = None  # attrs key giving the required DST slots (default 1)
+    # Read once per op: derived when the entry is built, not per request.
+    is_choice: bool = field(init=False, repr=False, compare=False)
+    arity: int = field(init=False, repr=False, compare=False)  # a choice op's operand count
+    by_strategy: Mapping[Strategy, StrategyOption] = field(init=False, repr=False, compare=False)
 
-    @property
-    def is_choice(self) -> bool:
-        return bool(self.choices)
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "is_choice", bool(self.choices))
+        object.__setattr__(self, "arity", max((len(option.routes) for option in self.choices), default=0))
+        object.__setattr__(self, "by_strategy", {option.strategy: option for option in self.choices})
 
 
 @dataclass(frozen=True, slots=True)
