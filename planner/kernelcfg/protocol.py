@@ -72,7 +72,12 @@ class UnfinalizedDfbOperand(ContractModel):
     dfb_unfinalized: str
 
 
-Operand: TypeAlias = DfbOperand | ValueOperand | UnattachedOperand | ScalarOperand | UnfinalizedDfbOperand
+# Each member has one required field and forbids the others, so at most one accepts an operand:
+# taking the first that does gives pydantic's default ("smart") choice, without trying all five.
+Operand: TypeAlias = Annotated[
+    DfbOperand | ValueOperand | UnattachedOperand | ScalarOperand | UnfinalizedDfbOperand,
+    Field(union_mode="left_to_right"),
+]
 
 
 class KernelOp(ContractModel):
