@@ -169,14 +169,12 @@ def _operand_uses(
     `tiles` keeps the op's operands resolved so far (operands past `routes` route nowhere)."""
     destination: list[DestinationUse] = []
     dfb: list[DFBInputUse] = []
-    operands = op.operands
-    for number in range(min(len(routes), len(operands))):
-        spec = routes[number]
+    for number, (spec, operand) in enumerate(zip(routes, op.operands, strict=False)):
         if spec is Route.NONE:
             continue
         tile = tiles.get(number)
         if tile is None:
-            tile = tiles[number] = collector.tile(op, number, operands[number])
+            tile = tiles[number] = collector.tile(op, number, operand)
         if tile.unfinalized:
             raise KcfgError(
                 DFB_INDEX_UNFINALIZED,
@@ -192,7 +190,9 @@ def _operand_uses(
             raise _Unresolved(number)
         if route is Route.DST:
             destination.append(DestinationUse(op.id, op.op, number, primitive, tile.elem))
-    return UseBatch((*destination, *result.destination), (*dfb, *result.dfb), result.slots)
+    destination.extend(result.destination)
+    dfb.extend(result.dfb)
+    return UseBatch(tuple(destination), tuple(dfb), result.slots)
 
 
 def _result_uses(
