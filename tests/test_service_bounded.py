@@ -16,7 +16,8 @@ from hypothesis_budget import lowered
 
 from planner import request_codes
 from planner.budget import deadline_after
-from planner.service.bounded import MAX_BYTES, MAX_DFBS, MAX_OPS, bounded
+from planner.limits import Limits, dump_json, parse_json
+from planner.service.bounded import MAX_BYTES, MAX_DFBS, MAX_OPS, bounded, json_length
 from planner.service.workers import WorkerPool
 from planner.testing.strategies.kernels import kernel_requests
 
@@ -99,3 +100,16 @@ def test_after_the_preload_no_inline_answer_imports_a_module() -> None:
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert json.loads(done.stdout) == []
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4),
+    max_leaves=20,
+)
+
+
+@given(_JSON)
+def test_the_size_check_measures_what_dump_json_sends(value: Any) -> None:
+    parsed = parse_json(json.dumps(value).encode(), Limits())  # as the service reads it
+    assert json_length(parsed) == len(dump_json(parsed))
