@@ -2,7 +2,7 @@
 
 Every protocol message is a frozen pydantic model that rejects unknown fields, so a
 misspelt field is an error (`request.unknown_field`) instead of a silently ignored input.
-The errors themselves are `planner.errors`' (re-exported here), which needs no pydantic.
+The errors themselves are `planner.errors`', which needs no pydantic.
 """
 
 from __future__ import annotations
@@ -11,13 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from planner.errors import ECHO_LIMIT as ECHO_LIMIT
-from planner.errors import INVALID as INVALID
-from planner.errors import TOO_DEEP as TOO_DEEP
-from planner.errors import UNKNOWN_DTYPE as UNKNOWN_DTYPE
-from planner.errors import InputError as InputError
-from planner.errors import RequestError as RequestError
-from planner.errors import excerpt as excerpt
+from planner.errors import INVALID, TOO_DEEP, UNKNOWN_DTYPE, RequestError, excerpt
 
 JsonObject = dict[str, Any]  # a JSON object as the protocol carries it: requests, responses, reports
 

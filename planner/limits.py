@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any, NoReturn
 
 from planner import request_codes
-from planner.errors import RequestError
+from planner.errors import TOO_DEEP, RequestError, excerpt
 
 # One JSON string, escapes included. Only ever run on text the parser accepted, where every
 # string is closed, so each match ends at its closing quote and the scan stays linear.
@@ -36,7 +36,7 @@ class Limits:
 
 def too_deep(max_depth: int) -> RequestError:
     return RequestError(
-        request_codes.TOO_DEEP,
+        TOO_DEEP,
         f"JSON nests deeper than {max_depth} levels; flatten the request or raise --max-depth",
     )
 
@@ -72,7 +72,7 @@ def _finite_float(text: str) -> float:
     """A JSON number read as a float; one beyond the float range (e.g. 1e400) is refused."""
     value = float(text)
     if not math.isfinite(value):
-        raise ValueError(f"the number {request_codes.excerpt(text)} is out of range")
+        raise ValueError(f"the number {excerpt(text)} is out of range")
     return value
 
 
@@ -108,7 +108,7 @@ def parse_json(data: bytes, limits: Limits) -> Any:
         raise too_deep(limits.max_depth) from None
     except ValueError as exc:
         raise RequestError(
-            request_codes.PARSE_ERROR, f"request is not valid JSON: {request_codes.excerpt(str(exc))}"
+            request_codes.PARSE_ERROR, f"request is not valid JSON: {excerpt(str(exc))}"
         ) from None
     check_depth(text, limits.max_depth)
     return value

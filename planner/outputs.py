@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from planner import request_codes
-from planner.errors import RequestError
+from planner.errors import RequestError, excerpt
 
 
 def _regular_identity(status: os.stat_result) -> tuple[int, int] | None:
@@ -46,15 +46,13 @@ def _same_file(output: Path, source: str) -> bool:
 
 
 def _is_directory(output: str, option: str) -> RequestError:
-    return RequestError(
-        request_codes.UNWRITABLE, f"{option} {request_codes.excerpt(output)} is a directory, not a file"
-    )
+    return RequestError(request_codes.UNWRITABLE, f"{option} {excerpt(output)} is a directory, not a file")
 
 
 def _cannot_write(output: str, option: str, exc: OSError) -> RequestError:
     return RequestError(
         request_codes.UNWRITABLE,
-        f"cannot write {option} {request_codes.excerpt(output)}: {exc.strerror or exc}",
+        f"cannot write {option} {excerpt(output)}: {exc.strerror or exc}",
     )
 
 
@@ -64,15 +62,14 @@ def check_output(output: str, inputs: Iterable[str], option: str) -> None:
     if any(_same_file(path, source) for source in inputs):
         raise RequestError(
             request_codes.OUTPUT_IS_INPUT,
-            f"{option} {request_codes.excerpt(output)} is an input file; it would be overwritten",
+            f"{option} {excerpt(output)} is an input file; it would be overwritten",
         )
     if path.is_dir():
         raise _is_directory(output, option)
     if not path.resolve().parent.is_dir():
         raise RequestError(
             request_codes.UNWRITABLE,
-            f"{option} {request_codes.excerpt(output)}: the directory "
-            f"{request_codes.excerpt(str(path.parent))} does not exist",
+            f"{option} {excerpt(output)}: the directory {excerpt(str(path.parent))} does not exist",
         )
 
 

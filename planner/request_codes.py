@@ -12,10 +12,7 @@ import sys
 import traceback
 
 from planner.budget import BudgetExceeded
-from planner.errors import ECHO_LIMIT as ECHO_LIMIT
-from planner.errors import TOO_DEEP as TOO_DEEP
-from planner.errors import InputError, RequestError
-from planner.errors import excerpt as excerpt
+from planner.errors import TOO_DEEP, InputError, RequestError, excerpt
 
 PARSE_ERROR = "request.parse_error"
 INVALID_ENVELOPE = "request.invalid_envelope"

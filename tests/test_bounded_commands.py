@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from planner.budget import deadline_after
-from planner.contract import RequestError
+from planner.errors import RequestError
 from planner.service.workers import WorkerPool
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"

@@ -332,7 +332,7 @@ def test_serve_http_refuses_a_non_loopback_bind_unless_allowed(
     ],
 )
 def test_check_bind_allows_loopback_only_by_default(host: str, allow_remote: bool, refused: bool) -> None:
-    from planner.contract import RequestError
+    from planner.errors import RequestError
     from planner.service.http import check_bind
 
     if refused:

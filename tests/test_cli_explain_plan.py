@@ -45,7 +45,6 @@ def test_a_refused_file_is_explained_as_explain_conflict_does(capsys: pytest.Cap
     assert capsys.readouterr().out == conflict
 
 
-
 def test_full_sync_chosen_for_dst_capacity_is_a_remark_at_the_op_that_needs_it(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

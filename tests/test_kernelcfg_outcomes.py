@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from planner.contract import RequestError
+from planner.errors import RequestError
 from planner.kernelcfg import KernelcfgResolveResponse, resolve, resolve_on
 from planner.kernelcfg.protocol import KernelcfgResolveRequest
 from planner.targets.tenstorrent import BLACKHOLE_FACTS, WORMHOLE_B0_FACTS, DescriptorTarget

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from planner.contract import RequestError
+from planner.errors import RequestError
 from planner.kernelcfg import resolve, resolve_on
 from planner.kernelcfg.codes import KcfgError
 from planner.kernelcfg.policy import ThreeState, parse_three_state, parse_unpack_set

@@ -17,7 +17,8 @@ from hypothesis import strategies as st
 from hypothesis_budget import lowered
 from pydantic import ValidationError
 
-from planner.contract import RequestError, request_error_from_validation
+from planner.contract import request_error_from_validation
+from planner.errors import RequestError
 from planner.layout import plan
 from planner.layout.protocol import LayoutPlanRequest, LayoutPlanResponse
 from planner.proofs.concrete import wrap

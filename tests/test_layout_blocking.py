@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from planner.contract import RequestError
+from planner.errors import RequestError
 from planner.layout import BLOCKED_STAMP, plan
 from planner.layout.protocol import LayoutPlanRequest, LayoutPlanResponse
 from planner.targets.ascend import ASCEND_DTYPES

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from planner.contract import RequestError
+from planner.errors import RequestError
 from planner.layout import plan
 from planner.layout.host import pack, unpack
 from planner.layout.protocol import LayoutPlanRequest, LoadOp, TensorSpec

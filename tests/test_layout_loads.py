@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from layout_json import load, tensor
 
-from planner.contract import RequestError
+from planner.errors import RequestError
 from planner.layout import plan
 from planner.layout.protocol import LayoutPlanRequest, LayoutPlanResponse, ObligationRecord
 

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from planner.contract import RequestError
+from planner.errors import RequestError
 from planner.layout import plan
 from planner.layout.protocol import LayoutPlanRequest, LayoutPlanResponse, PlannedOp, PlannedTensor
 

@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 from planner.adapters.ttlang.opt_main import main as opt_main
-from planner.contract import RequestError
+from planner.errors import RequestError
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 CONFLICT = EXAMPLES / "ttlang" / "unpack_conflict.mlir"

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from pydantic import TypeAdapter
 
-from planner.contract import RequestError
+from planner.errors import RequestError
 from planner.proofs import ProofError, Prover, check, errors
 from planner.proofs.concrete import admitted, evaluate, goal_holds, offset_value
 from planner.proofs.dtype import Reading, goal_dtype

@@ -21,7 +21,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from planner import request_codes
-from planner.contract import RequestError
+from planner.errors import RequestError
 from planner.limits import Limits
 from planner.service.client import PlannerClient, ServiceError
 from planner.service.methods import METHODS, answer

@@ -8,7 +8,7 @@ import pytest
 
 from planner import request_codes
 from planner.adapters import UNKNOWN_FORMAT, AdapterInputError, detect_adapter
-from planner.contract import RequestError
+from planner.errors import RequestError
 from planner.inputs import read_params, read_request
 from planner.limits import Limits
 

@@ -27,6 +27,7 @@ from hypothesis import strategies as st
 from test_service_hostile import HARD, chain
 
 from planner import request_codes
+from planner.errors import TOO_DEEP
 from planner.service.client import PlannerClient, ServiceError
 from planner.service.methods import METHODS
 
@@ -55,7 +56,7 @@ VALID_PARAMS: dict[str, dict[str, Any]] = {
 
 
 def available(reference: str) -> bool:
-    from planner.contract import RequestError
+    from planner.errors import RequestError
     from planner.service.methods import load
 
     try:
@@ -304,7 +305,7 @@ def mixed_batches(draw: st.DrawFn) -> tuple[bytes, Check]:
     members = draw(st.lists(st.sampled_from(GOOD_MEMBERS), min_size=1, max_size=6))
     if draw(st.booleans()):
         deep = json.loads(request_line("proofs.check", expression_request(deep_expression("negation", 100))))
-        members.append((deep, fails_with(request_codes.TOO_DEEP)))
+        members.append((deep, fails_with(TOO_DEEP)))
     if draw(st.sampled_from([False] * 19 + [True])):  # one batch in twenty waits out the deadline
         members.append(HARD_MEMBER)
     messages = [{**message, "id": index} for index, (message, _) in enumerate(members)]
@@ -319,7 +320,7 @@ def mixed_batches(draw: st.DrawFn) -> tuple[bytes, Check]:
 
 
 hostile_messages: st.SearchStrategy[tuple[bytes, Check]] = st.one_of(
-    st.integers(65, 5000).map(lambda n: (b"[" * n + b"]" * n, fails_with(request_codes.TOO_DEEP))),
+    st.integers(65, 5000).map(lambda n: (b"[" * n + b"]" * n, fails_with(TOO_DEEP))),
     st.integers(1, SOAK_MAX_BYTES // 2 - 1).map(
         lambda n: (b'"' + b'\\"' * n, fails_with(request_codes.PARSE_ERROR))  # escaped quotes, never closed
     ),
@@ -353,7 +354,7 @@ hostile_messages: st.SearchStrategy[tuple[bytes, Check]] = st.one_of(
     ).map(
         lambda deep: (
             request_line("proofs.check", expression_request(deep_expression(*deep))),
-            fails_with(request_codes.TOO_DEEP),
+            fails_with(TOO_DEEP),
         )
     ),
     mixed_batches(),

@@ -26,6 +26,7 @@ from typing import Any
 import pytest
 
 from planner import request_codes
+from planner.errors import TOO_DEEP
 from planner.service.client import PlannerClient
 from tests.http_service import Served, read_reply
 
@@ -166,7 +167,7 @@ HOSTILE_LINES: dict[str, tuple[bytes, str]] = {
         request_line("proofs.check", {"expr": '\\"' * 32 * 1024}),
         "request.bad_expression",
     ),
-    "nesting 100,000 deep": (b"[" * 100_000 + b"]" * 100_000, request_codes.TOO_DEEP),
+    "nesting 100,000 deep": (b"[" * 100_000 + b"]" * 100_000, TOO_DEEP),
     "id 1e400": (b'{"jsonrpc":"2.0","id":1e400,"method":"planner.version"}', request_codes.PARSE_ERROR),
     "not UTF-8": (b'{"jsonrpc":"2.0","id":1,"method":"\xff"}', request_codes.PARSE_ERROR),
     "a 3.9 MB method name": (request_line("m" * 3_900_000, {}), request_codes.UNKNOWN_METHOD),

@@ -29,7 +29,8 @@ from typing import Any
 
 import pytest
 
-from planner import contract, request_codes
+from planner import request_codes
+from planner.errors import INVALID, TOO_DEEP
 from planner.service.methods import answer
 from tests.http_service import Served, http_service, read_reply
 from tests.test_service_e2e import VALID_PARAMS
@@ -46,11 +47,11 @@ SOCKET_TIMEOUT = 30.0
 
 TYPED_FAILURES: list[tuple[bytes, str]] = [
     (b"{", request_codes.PARSE_ERROR),
-    (b"[" * 100_000 + b"]" * 100_000, request_codes.TOO_DEEP),
+    (b"[" * 100_000 + b"]" * 100_000, TOO_DEEP),
     (b'{"jsonrpc":"2.0","id":1e400,"method":"planner.version"}', request_codes.PARSE_ERROR),
     (b'{"jsonrpc":"2.0","id":1,"method":"\xff"}', request_codes.PARSE_ERROR),
     (request_line("no.such", {}), request_codes.UNKNOWN_METHOD),
-    (request_line("layout.plan", {"tensors": 7}), contract.INVALID),
+    (request_line("layout.plan", {"tensors": 7}), INVALID),
     (b"[]", request_codes.EMPTY_BATCH),
     (
         json.dumps([json.loads(request_line("planner.version", {}))] * 300).encode(),

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from planner import request_codes
 from planner.budget import check_deadline, deadline_after
-from planner.contract import RequestError
+from planner.errors import TOO_DEEP, RequestError
 from planner.limits import Limits, check_depth, dump_json, parse_json
 from planner.proofs.expr import MAX_EXPRESSION_DEPTH
 from planner.service.jsonrpc import handle_message
@@ -104,7 +104,7 @@ def test_proofs_check_is_answered_with_a_result() -> None:
             "request.bad_expression",
             -32602,
         ),
-        (b"[" * 17 + b"]" * 17, request_codes.TOO_DEEP, -32002),
+        (b"[" * 17 + b"]" * 17, TOO_DEEP, -32002),
         (b'{"a": "' + b"x" * 5000 + b'"}', request_codes.TOO_LARGE, -32001),
     ],
 )
@@ -130,7 +130,7 @@ def _negations(depth: int) -> str:
 )
 def test_an_expression_beyond_the_depth_limit_is_too_deep(expr: str) -> None:
     reply = rpc(request("proofs.check", {**PROOF, "expr": expr}), Limits(max_bytes=1 << 16))
-    assert error_code(reply) == request_codes.TOO_DEEP
+    assert error_code(reply) == TOO_DEEP
     assert reply["error"]["code"] == -32002
     assert f"{MAX_EXPRESSION_DEPTH}-level limit" in reply["error"]["message"]
     assert len(reply["error"]["message"]) < 600
@@ -139,7 +139,7 @@ def test_an_expression_beyond_the_depth_limit_is_too_deep(expr: str) -> None:
 def test_parentheses_beyond_the_parsers_limit_are_too_deep() -> None:
     expr = "(" * 201 + "n0" + ")" * 201
     reply = rpc(request("proofs.check", {**PROOF, "expr": expr}), Limits(max_bytes=1 << 16))
-    assert error_code(reply) == request_codes.TOO_DEEP
+    assert error_code(reply) == TOO_DEEP
     assert "200 parentheses" in reply["error"]["message"]
 
 
@@ -276,7 +276,7 @@ def test_depth_check_agrees_with_the_nesting_of_the_parsed_value(value: Any, lim
     if _depth(value) > limit:
         with pytest.raises(RequestError) as caught:
             check_depth(text, limit)
-        assert caught.value.code == request_codes.TOO_DEEP
+        assert caught.value.code == TOO_DEEP
     else:
         check_depth(text, limit)
         assert parse_json(text.encode(), Limits(max_depth=limit)) == value

@@ -18,8 +18,7 @@ from hypothesis import strategies as st
 from planner.adapters.ttlang.opt_main import main as opt_main
 from planner.budget import deadline_after
 from planner.cli import main
-from planner.contract import RequestError
-from planner.request_codes import ECHO_LIMIT
+from planner.errors import ECHO_LIMIT, RequestError
 from planner.service.methods import METHODS, answer
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"

@@ -24,7 +24,7 @@ from typing import Any
 
 from planner import extras, request_codes
 from planner.cli.batch import FileResult, chunk_size
-from planner.errors import RequestError
+from planner.errors import RequestError, excerpt
 
 IN_FLIGHT_PER_WORKER = 2  # chunks handed to the scheduler per worker process before one completes
 
@@ -41,7 +41,7 @@ def plan_chunk(paths: list[str], plan: Callable[[str], FileResult]) -> list[File
 def lost_file(path: str, exc: BaseException) -> FileResult:
     """The answer for a file whose own task failed (its worker died each time dask ran it, or the
     cluster could not run the task at all)."""
-    cause = request_codes.excerpt(f"{type(exc).__name__}: {exc}")
+    cause = excerpt(f"{type(exc).__name__}: {exc}")
     error = RequestError(
         request_codes.INTERNAL,
         f"{path} was not planned: its dask task failed ({cause}); "

@@ -15,7 +15,8 @@ from typing import Any
 
 from planner import request_codes
 from planner.adapters import detect_adapter, plan_with
-from planner.contract import JsonObject, RequestError
+from planner.contract import JsonObject
+from planner.errors import RequestError
 
 _LOCATION = {severity: re.compile(rf"^(.+?:\d+:\d+): {severity}: ") for severity in ("error", "note")}
 METHOD_BY_ADAPTER = {"pypto": "layout.plan", "ttlang": "kernelcfg.resolve"}

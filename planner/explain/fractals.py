@@ -18,7 +18,8 @@ from pydantic import ValidationError
 
 from planner import extras, request_codes
 from planner.budget import deadline_after
-from planner.contract import RequestError, request_error_from_validation
+from planner.contract import request_error_from_validation
+from planner.errors import RequestError
 from planner.layout import plan
 from planner.layout.protocol import LayoutPlanRequest
 from planner.limits import MAX_NUMBER_DIGITS, Limits

@@ -14,7 +14,8 @@ from typing import Any, BinaryIO
 import networkx as nx
 
 from planner import extras, request_codes
-from planner.contract import JsonObject, RequestError
+from planner.contract import JsonObject
+from planner.errors import RequestError
 from planner.explain.conflicts import Explained, Subject
 from planner.outputs import open_output, write_output
 

@@ -20,7 +20,8 @@ from planner import request_codes
 from planner.adapters.ttlang.diagnostics import Located
 from planner.adapters.ttlang.pass_options import option_policy
 from planner.adapters.ttlang.planning import read_kernels
-from planner.contract import JsonObject, RequestError, request_error_from_validation
+from planner.contract import JsonObject, request_error_from_validation
+from planner.errors import RequestError
 from planner.explain import conflicts
 from planner.inputs import is_json_request, read_request
 from planner.kernelcfg import resolve

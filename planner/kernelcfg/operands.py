@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from graphlib import CycleError, TopologicalSorter
 from typing import TypeVar
 
-from planner.contract import RequestError
+from planner.errors import RequestError, excerpt
 from planner.kernelcfg.codes import OPERAND_NOT_TILE, KcfgError, op_message
 from planner.kernelcfg.protocol import (
     DfbOperand,
@@ -23,7 +23,6 @@ from planner.kernelcfg.protocol import (
     UnfinalizedDfbOperand,
     ValueOperand,
 )
-from planner.request_codes import excerpt
 from planner.targets.tenstorrent import TT_DTYPES, TtDtype
 
 

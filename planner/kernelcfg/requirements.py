@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from planner.contract import RequestError
+from planner.errors import RequestError
 from planner.kernelcfg.codes import (
     DFB_INDEX_UNFINALIZED,
     DST_SLOTS_INVALID,

@@ -14,7 +14,7 @@ from typing import Literal, TypeAlias
 
 from pydantic import JsonValue
 
-from planner.contract import RequestError
+from planner.errors import RequestError
 from planner.kernelcfg.codes import OP_SEMANTICS_UNKNOWN, KcfgError, op_message
 from planner.targets.tenstorrent import FullFp32Kind, Primitive, Route
 

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from math import prod
 
-from planner.contract import INVALID, RequestError
+from planner.errors import INVALID, RequestError
 from planner.layout import diagnostics as nz
 from planner.proofs.expr import BinOp, Const, Expr, format_expr
 from planner.targets.ascend import FRACTAL_ROWS

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
-from planner.contract import INVALID, RequestError
+from planner.errors import INVALID, RequestError
 from planner.layout.blocking import NzTensor
 from planner.layout.index_range import check_tensor_fits, constants_in
 from planner.layout.offsets import ProofLedger

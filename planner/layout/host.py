@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from planner.contract import INVALID, UNKNOWN_DTYPE, RequestError
+from planner.errors import INVALID, UNKNOWN_DTYPE, RequestError
 from planner.layout import diagnostics as nz
 from planner.layout.blocking import block_shape
 from planner.layout.tensor_types import c0_of

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from planner.contract import INVALID, RequestError
+from planner.errors import INVALID, RequestError
 from planner.layout import diagnostics as nz
 from planner.layout.blocking import (
     COL_AXIS,

@@ -13,7 +13,7 @@ from typing import Any, TypeAlias
 
 from pydantic import JsonValue
 
-from planner.contract import INVALID, RequestError
+from planner.errors import INVALID, RequestError
 from planner.layout import diagnostics as nz
 from planner.layout.blocking import NzTensor
 from planner.layout.consumers import plan_reshape, refuse_view, unsupported_consumer

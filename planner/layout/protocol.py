@@ -8,6 +8,7 @@ from pydantic import AfterValidator, Discriminator, Field, JsonValue, Tag
 from pydantic_core import PydanticCustomError
 
 from planner.contract import ContractModel
+from planner.errors import excerpt
 from planner.proofs.protocol import (
     AscendTargetField,
     Binding,
@@ -19,7 +20,6 @@ from planner.proofs.protocol import (
     ProofStatus,
     ReadingRecord,
 )
-from planner.request_codes import excerpt
 from planner.targets.ascend import ASCEND_DTYPES
 
 

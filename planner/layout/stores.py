@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pydantic import JsonValue
 
-from planner.contract import INVALID, RequestError
+from planner.errors import INVALID, RequestError
 from planner.layout import diagnostics as nz
 from planner.layout.autotile import ACC_C0, ACC_DTYPE, acc_partition, emitted_store_refusal, split_columns
 from planner.layout.blocking import COL_AXIS, ROW_AXIS, NzTensor, fold_leading_offsets

@@ -29,7 +29,7 @@ from __future__ import annotations
 import importlib
 import json
 
-from planner.contract import RequestError
+from planner.errors import RequestError
 from planner.limits import Limits, parse_json
 from planner.service.methods import METHODS, load
 

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from typing import Any, TextIO
 
 from planner import request_codes
-from planner.contract import RequestError
+from planner.errors import RequestError, excerpt
 from planner.limits import Limits
 from planner.service.bounded import needs_worker
 from planner.service.heap import hand_back_memory
@@ -127,7 +127,7 @@ def _response(status: int, body: bytes, head: Head | None, close: bool) -> bytes
 def _method_refusal(head: Head) -> HttpRefusal:
     if head.method == "GET":
         return refusal(405, "POST a JSON-RPC 2.0 request")
-    return refusal(405, f"method {request_codes.excerpt(head.method)} is not served: POST JSON-RPC")
+    return refusal(405, f"method {excerpt(head.method)} is not served: POST JSON-RPC")
 
 
 class _Service:

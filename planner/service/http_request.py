@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from planner import request_codes
-from planner.contract import RequestError
+from planner.errors import RequestError, excerpt
 from planner.limits import too_large
 
 MAX_LINE = 65536  # bytes in the request line or one header line
@@ -84,11 +84,11 @@ async def _line(reader: asyncio.StreamReader, too_long: HttpRefusal) -> bytes:
 def _request_line(line: bytes) -> tuple[str, tuple[int, int]]:
     words = line.decode("latin-1").split()
     if len(words) != 3:
-        raise refusal(400, f"a bad request line: {request_codes.excerpt(repr(line))}")
+        raise refusal(400, f"a bad request line: {excerpt(repr(line))}")
     method, _, version_text = words
     version = _VERSION.fullmatch(version_text)
     if version is None:
-        raise refusal(400, f"a bad HTTP version: {request_codes.excerpt(repr(version_text))}")
+        raise refusal(400, f"a bad HTTP version: {excerpt(repr(version_text))}")
     number = (int(version[1]), int(version[2]))
     if number[0] != 1:
         raise refusal(505, f"HTTP/{number[0]} is not served: speak HTTP/1.1")
@@ -113,7 +113,7 @@ async def read_head(reader: asyncio.StreamReader, first: bytes) -> Head:
             raise refusal(431, f"a request carries at most {MAX_LINE} bytes of headers")
         name, colon, value = raw.decode("latin-1").partition(":")
         if not colon or not name or name != name.strip():
-            raise refusal(400, f"a bad header line: {request_codes.excerpt(repr(raw))}")
+            raise refusal(400, f"a bad header line: {excerpt(repr(raw))}")
         headers.append((name.lower(), value.strip()))
 
 

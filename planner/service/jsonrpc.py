@@ -17,7 +17,8 @@ from typing import Any, TypeAlias
 
 from planner import request_codes
 from planner.budget import deadline_after, expired
-from planner.contract import JsonObject, RequestError
+from planner.contract import JsonObject
+from planner.errors import RequestError
 from planner.limits import Limits, dump_json, parse_json
 from planner.service.methods import answer
 

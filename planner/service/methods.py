@@ -18,7 +18,8 @@ from pydantic import BaseModel, ValidationError
 
 from planner import PROTOCOL_VERSION, __version__, request_codes
 from planner.budget import check_deadline
-from planner.contract import JsonObject, RequestError, request_error_from_validation
+from planner.contract import JsonObject, request_error_from_validation
+from planner.errors import RequestError, excerpt
 from planner.service.protocol import VersionRequest, VersionResponse
 
 
@@ -141,7 +142,7 @@ def _takes_deadline(handler: Callable[..., Any]) -> bool:
 def find_method(name: object) -> Method:
     if not isinstance(name, str) or name not in METHODS:
         known = ", ".join(sorted(METHODS))
-        shown = request_codes.excerpt(repr(name))
+        shown = excerpt(repr(name))
         raise RequestError(request_codes.UNKNOWN_METHOD, f"unknown method {shown}; expected one of {known}")
     return METHODS[name]
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from planner.contract import RequestError
+from planner.errors import RequestError
 from planner.limits import pretty_json
 from planner.service.methods import METHODS, load
 

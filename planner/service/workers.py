@@ -26,7 +26,8 @@ from multiprocessing.process import BaseProcess
 from typing import Any
 
 from planner import request_codes
-from planner.contract import JsonObject, RequestError
+from planner.contract import JsonObject
+from planner.errors import RequestError
 from planner.limits import memory_capped
 from planner.service.bounded import CONSTANT_TIME, bounded, preload
 from planner.service.methods import METHODS, answer

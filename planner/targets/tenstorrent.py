@@ -73,6 +73,8 @@ class MathFormat(StrEnum):
     FP32 = "fp32"
     TF32 = "tf32"
     BF16 = "bf16"
+
+
 DOUBLE_BUFFERED, FULL = "double_buffered", "full"
 SYNC_MODES: tuple[str, ...] = (DOUBLE_BUFFERED, FULL)  # the preferred mode first (6.8)
 

@@ -20,7 +20,7 @@ from typing import Any, BinaryIO
 import numpy as np
 
 from planner import request_codes
-from planner.contract import RequestError
+from planner.errors import RequestError, excerpt
 from planner.layout.host import NzGeometry, dtype_name, nz_geometry, pack, unpack
 from planner.limits import MAX_NUMBER_DIGITS
 from planner.outputs import check_output, open_output
@@ -64,7 +64,7 @@ def parse_shape(text: str) -> tuple[int, ...]:
     if not shape or any(extent < 0 for extent in shape):
         raise RequestError(
             request_codes.INVALID_PARAMS,
-            f"--shape expects extents like 4096,4096, got {request_codes.excerpt(text)!r}",
+            f"--shape expects extents like 4096,4096, got {excerpt(text)!r}",
         )
     return shape
 
@@ -104,9 +104,7 @@ def _load_npy(path: Path) -> np.ndarray[Any, Any]:
 
 
 def _not_npy(path: Path, why: str) -> RequestError:
-    return RequestError(
-        request_codes.BAD_INPUT, f"{path} is not a readable .npy array ({request_codes.excerpt(why)})"
-    )
+    return RequestError(request_codes.BAD_INPUT, f"{path} is not a readable .npy array ({excerpt(why)})")
 
 
 def _check_npy_header(path: Path, stream: BinaryIO) -> None:
@@ -150,7 +148,7 @@ def pack_safetensors(source: Path, target: Path, names: Sequence[str], dtype: st
         if SHAPE_KEY + name in metadata:
             raise RequestError(
                 request_codes.INVALID_PARAMS,
-                f"tensor {request_codes.excerpt(name)!r} is already NZ packed (see its metadata)",
+                f"tensor {excerpt(name)!r} is already NZ packed (see its metadata)",
             )
         geometry = nz_geometry(entry.shape, _element_dtype(entry, dtype), name)
         changes[name] = st.Change(geometry.blocked, _packer(geometry, name))
@@ -189,7 +187,7 @@ def _recorded_shape(name: str, recorded: str | None) -> tuple[int, ...]:
     if recorded is None:
         raise RequestError(
             request_codes.INVALID_PARAMS,
-            f"tensor {request_codes.excerpt(name)!r} has no recorded logical shape; give it with --shape R,C",
+            f"tensor {excerpt(name)!r} has no recorded logical shape; give it with --shape R,C",
         )
     return parse_shape(recorded)
 
@@ -197,7 +195,7 @@ def _recorded_shape(name: str, recorded: str | None) -> tuple[int, ...]:
 def _element_dtype(entry: st.TensorEntry, dtype: str | None) -> str:
     """The PyPTO dtype to pack `entry` as: `dtype` if given (same element width), else the file's own."""
     width = st.ELEMENT_BYTES.get(entry.dtype)
-    tensor = f"tensor {request_codes.excerpt(entry.name)!r} is {request_codes.excerpt(entry.dtype)}"
+    tensor = f"tensor {excerpt(entry.name)!r} is {excerpt(entry.dtype)}"
     if dtype is None:
         if entry.dtype not in PYPTO_DTYPE:
             raise RequestError(

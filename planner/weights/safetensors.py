@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from planner import request_codes
-from planner.contract import RequestError
+from planner.errors import RequestError, excerpt
 from planner.limits import bounded_int
 from planner.outputs import open_output
 
@@ -64,13 +64,13 @@ class Header:
         known = ", ".join(tensor.name for tensor in self.tensors) or "none"
         raise RequestError(
             request_codes.INVALID_PARAMS,
-            f"no tensor named {_quoted(name)} in the file (tensors: {request_codes.excerpt(known)})",
+            f"no tensor named {_quoted(name)} in the file (tensors: {excerpt(known)})",
         )
 
 
 def _quoted(name: str) -> str:
     """A tensor name as an error quotes it: at most `ECHO_LIMIT` characters of it."""
-    return repr(request_codes.excerpt(name))
+    return repr(excerpt(name))
 
 
 def _corrupt(path: Path, why: str) -> RequestError:
@@ -91,7 +91,7 @@ def read_header(path: Path) -> Header:
     except RecursionError:
         raise _corrupt(path, "the header nests deeper than the JSON reader's recursion limit") from None
     except ValueError as exc:  # not UTF-8, not JSON, or a number past the digit limit
-        raise _corrupt(path, f"the header is not JSON ({request_codes.excerpt(str(exc))})") from None
+        raise _corrupt(path, f"the header is not JSON ({excerpt(str(exc))})") from None
     if not isinstance(document, dict):
         raise _corrupt(path, "the header is not a JSON object")
     metadata = document.pop(METADATA, None) or {}
@@ -122,7 +122,7 @@ def _entry(path: Path, name: str, value: Any) -> TensorEntry:
         raise _corrupt(
             path,
             f"tensor {_quoted(name)} has {entry.end - entry.begin} bytes for "
-            f"{request_codes.excerpt(str(list(shape)))} {request_codes.excerpt(dtype)}",
+            f"{excerpt(str(list(shape)))} {excerpt(dtype)}",
         )
     return entry
 

@@ -18,7 +18,7 @@ from planner.adapters.ttlang.collect import CollectedKernel, collect_kernel
 from planner.adapters.ttlang.diagnostics import Diagnostic, Located, diagnostic
 from planner.adapters.ttlang.pass_options import enclosing_module, function_policy, target_arch, target_system
 from planner.adapters.ttlang.source import ParsedChunk
-from planner.contract import RequestError
+from planner.errors import RequestError
 from planner.kernelcfg.codes import KcfgError
 from planner.kernelcfg.protocol import (
     Conflict,

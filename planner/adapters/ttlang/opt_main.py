@@ -42,7 +42,7 @@ from planner.adapters.ttlang.nesting import room_for_nesting
 from planner.adapters.ttlang.printing import canonical_text
 from planner.adapters.ttlang.source import Chunk, add_ttlang_dialects, parse_chunk, split_chunks
 from planner.budget import WATCHDOG_GRACE, watchdog
-from planner.contract import RequestError
+from planner.errors import RequestError
 from planner.limits import DEFAULT_MAX_MEMORY, memory_capped
 from planner.outputs import check_output, write_output
 
