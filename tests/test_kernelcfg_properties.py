@@ -17,8 +17,8 @@ from planner.kernelcfg.records import Requirement, build_records, satisfiable, s
 from planner.kernelcfg.requirements import collect_requirements
 from planner.kernelcfg.resolver import kernel_problem, resolve_with
 from planner.targets.tenstorrent import UnpackMode
+from planner.testing.literal_search import literal_resolve
 from planner.testing.oracles.kernel_enum import Assignment, enum_oracle, refusal
-from planner.testing.oracles.kernel_literal import literal_resolve
 from planner.testing.strategies.kernels import conflicting_kernel_requests, kernel_requests
 
 

@@ -5,7 +5,8 @@
   requests and raise `PassDisagreement` with the shrunk request (`planner.testing.harness`).
 - `planner.testing.strategies`: hypothesis strategies producing the protocol's requests.
 - `planner.testing.oracles`: brute-force references (wrapping arithmetic, NZ bytes, kernel
-  configurations by enumeration).
+  configurations by enumeration); `planner.testing.literal_search`: the resolver's search
+  written out step by step, checked against the resolver's own problem.
 - the pytest plugin `planner.testing.plugin` offers the helpers as fixtures.
 
 Names are imported on first use, so importing this package costs nothing.

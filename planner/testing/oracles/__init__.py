@@ -4,7 +4,6 @@
 - `nz_bytes`: the NZ host packer/unpacker and a window reader through blocked strides.
 - `kernel_enum`: every kernel configuration of a small kernel, checked requirement by requirement
   (`kernel_enum_needs` reads a request into its requirements).
-- `kernel_literal`: the resolution algorithm written out step by step, for conflict identity.
 
 Names are imported on first use.
 """
@@ -17,6 +16,5 @@ __getattr__, __dir__, __all__ = lazy_exports(
         "arith": ("OracleLimitExceeded", "OracleOutcome", "assignments", "evaluate", "oracle_check", "wrap"),
         "nz_bytes": ("nz_c0", "pack_nz", "read_window", "unpack_nz"),
         "kernel_enum": ("Assignment", "EnumOracle", "Need", "Refusal", "enum_oracle", "refusal"),
-        "kernel_literal": ("LiteralOutcome", "literal_resolve"),
     },
 )

@@ -1,4 +1,6 @@
-"""The literal section 6 resolution algorithm, as a reference for conflict identity.
+"""The literal section 6 resolution algorithm, as a reference for the search and its conflict identity.
+
+Not an oracle (`planner.testing.oracles` shares none of the planner's logic): it checks step 6 only.
 
 Steps 1-5 and 7-9 are the resolver's own: it builds the kernel's python-constraint problem
 and reads the plan off a solution. Step 6 is a second solver plugged into that same
