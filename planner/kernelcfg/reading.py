@@ -146,6 +146,11 @@ class KernelReading:
             return None, outcome.conflict
         return self.solution(outcome.strategies, self.start), None
 
+    def resolve(self) -> tuple[Assignments | None, ConflictRecord | None]:
+        """Steps 6.3-6.6: the first conflict before any search, else the search's answer."""
+        conflict = self.first_conflict()
+        return (None, conflict) if conflict is not None else self.solve()
+
 
 def start_state(domains: dict[Hashable, Any], policy_width: int | None) -> KernelState:
     """6.3: the width domain, less what the policy rules out (the function is its evidence); the

@@ -281,10 +281,7 @@ def solve_kernel(kernel: StatedKernel) -> tuple[KernelConfigPlan, list[KernelWar
     """Steps 6-9: through the python-constraint problem, or directly when the kernel needs no search."""
     if not kernel.statement.needs_no_search():
         return solve_problem(_problem_of(kernel))
-    reading = direct_reading(kernel.statement)
-    solution, conflict = None, reading.first_conflict()
-    if conflict is None:
-        solution, conflict = reading.solve()
+    solution, conflict = direct_reading(kernel.statement).resolve()
     if solution is None:
         assert conflict is not None  # a failed search always names its conflict
         raise describe(conflict)

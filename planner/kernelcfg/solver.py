@@ -116,8 +116,5 @@ class KernelSolver(constraint.Solver):  # type: ignore[misc]
         return None if self.conflict is not None else reading
 
     def _solve(self, domains: dict[Hashable, Any], constraints: list[tuple[Any, Any]]) -> Assignments | None:
-        reading = self.start(domains, constraints)
-        if reading is None:
-            return None
-        solution, self.conflict = reading.solve()
+        solution, self.conflict = read_problem(domains, constraints).resolve()
         return solution
