@@ -76,9 +76,7 @@ def _read_by_xdsl(text: str) -> Reading:
 
 
 def _fast(text: str) -> bool:
-    return (
-        read_common_forms(text, "input.mlir", ttlang_context(), SiteRecordingParser, min_lines=0) is not None
-    )
+    return read_common_forms(text, "input.mlir", ttlang_context, SiteRecordingParser, min_lines=0) is not None
 
 
 def _chunks() -> Iterator[str]:
@@ -222,10 +220,10 @@ def test_xdsl_knows_no_builtin_or_func_op_whose_name_holds_two_dots() -> None:
 def test_small_chunks_go_to_xdsl_and_large_ones_to_the_fast_reader() -> None:
     ops = [f"  %c{n} = arith.constant {n % 3} : index" for n in range(MIN_LINES)]
     assert read_common_forms(
-        "\n".join(["module {", *ops, "}"]), "k.mlir", ttlang_context(), SiteRecordingParser
+        "\n".join(["module {", *ops, "}"]), "k.mlir", ttlang_context, SiteRecordingParser
     )
     small = "\n".join(["module {", *ops[: MIN_LINES // 2], "}"])
-    assert read_common_forms(small, "k.mlir", ttlang_context(), SiteRecordingParser) is None
+    assert read_common_forms(small, "k.mlir", ttlang_context, SiteRecordingParser) is None
 
 
 def test_the_bench_module_takes_the_fast_reader() -> None:

@@ -393,15 +393,19 @@ def _shifted(site: OpSite, offset: int) -> OpSite:
 
 
 def read_common_forms(
-    text: str, filename: str, ctx: Context, new_parser: NewParser, min_lines: int = MIN_LINES
+    text: str,
+    filename: str,
+    new_context: Callable[[], Context],
+    new_parser: NewParser,
+    min_lines: int = MIN_LINES,
 ) -> tuple[ModuleOp, dict[Operation, OpSite]] | None:
     """The module xDSL would parse from `text` and every op's site, or None when any part of
     the text leaves the common forms or it has fewer than `min_lines` lines (the caller then
-    parses it with xDSL)."""
-    lines = text.split("\n")
-    if len(lines) < min_lines:
+    parses it with xDSL). The reading context is made only for a chunk long enough to read."""
+    if text.count("\n") + 1 < min_lines:
         return None
-    reader = _Reader(filename, ctx, new_parser, _BUDGET_FACTOR * len(text) + 4096)
+    lines = text.split("\n")
+    reader = _Reader(filename, new_context(), new_parser, _BUDGET_FACTOR * len(text) + 4096)
     position = 0
     try:
         index = 0

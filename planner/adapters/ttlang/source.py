@@ -359,7 +359,7 @@ def parse_chunk(chunk: Chunk, filename: str) -> ParsedChunk:
     overlong = overlong_number_at(text)
     if overlong is not None:
         raise _parse_error(chunk, filename, overlong, f"integer literal longer than {DIGIT_LIMIT} digits")
-    read = read_common_forms(text, filename, ttlang_context(), SiteRecordingParser)
+    read = read_common_forms(text, filename, ttlang_context, SiteRecordingParser)
     module, sites = _parse_with_xdsl(chunk, text, filename) if read is None else read
 
     try:
