@@ -114,9 +114,26 @@ def parse_json(data: bytes, limits: Limits) -> Any:
     return value
 
 
+_COMPACT_SEPARATORS = (",", ":")
+
+
 def dump_json(value: Any) -> str:
     """Deterministic compact JSON: sorted keys, no spaces, ASCII only."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=True, allow_nan=False)
+    return json.dumps(
+        value, sort_keys=True, separators=_COMPACT_SEPARATORS, ensure_ascii=True, allow_nan=False
+    )
+
+
+# `dump_json`'s encoding less what cannot change its length for parsed JSON: key order (the keys
+# are strings) and the cycle check (a parsed document has no cycles).
+_MEASURING = json.JSONEncoder(
+    separators=_COMPACT_SEPARATORS, ensure_ascii=True, allow_nan=False, check_circular=False
+)
+
+
+def json_length(value: Any) -> int:
+    """The length of `dump_json(value)` for a parsed JSON value, without sorting its keys."""
+    return len(_MEASURING.encode(value))
 
 
 def pretty_json(value: Any) -> str:

@@ -16,8 +16,8 @@ from hypothesis_budget import lowered
 
 from planner import request_codes
 from planner.budget import deadline_after
-from planner.limits import Limits, dump_json, parse_json
-from planner.service.bounded import MAX_BYTES, MAX_DFBS, MAX_OPS, bounded, json_length
+from planner.limits import Limits, dump_json, json_length, parse_json
+from planner.service.bounded import MAX_BYTES, MAX_DFBS, MAX_OPS, bounded
 from planner.service.workers import WorkerPool
 from planner.testing.strategies.kernels import kernel_requests
 

@@ -3,7 +3,7 @@
 A request goes to a worker so that the service can kill it once it overruns its deadline.
 Some requests cannot overrun by more than the worker's grace (0.2 s): `planner.version`,
 and a `kernelcfg.resolve` of at most `MAX_OPS` ops over at most `MAX_DFBS` buffers in at
-most `MAX_BYTES` of JSON (measured as the compact JSON the service would send, `json_length`).
+most `MAX_BYTES` of JSON (measured as the compact JSON the service would send, `planner.limits.json_length`).
 The resolver is pure Python with no solver underneath and keeps nothing of a request once it
 is answered: what it keeps across requests is one table per target of folded use shapes
 (`planner.kernelcfg.fold_tables`, bounded in targets and shapes), which depends on the target
@@ -27,10 +27,9 @@ request's shape bounds that solver's time or keeps its import out of the message
 from __future__ import annotations
 
 import importlib
-import json
 
 from planner.errors import RequestError
-from planner.limits import Limits, parse_json
+from planner.limits import Limits, json_length, parse_json
 from planner.service.methods import METHODS, load
 
 INLINE_METHODS = ("planner.version", "kernelcfg.resolve")
@@ -64,16 +63,6 @@ def bounded(method: object, params: object) -> bool:
         if len(ops) > MAX_OPS or len(dfbs) > MAX_DFBS:
             return False
     return json_length(params) <= MAX_BYTES
-
-
-# The compact encoding `dump_json` sends, less what cannot change its length for parsed JSON: key
-# order (the keys are strings) and the cycle check (a parsed document has no cycles).
-_COMPACT = json.JSONEncoder(separators=(",", ":"), ensure_ascii=True, allow_nan=False, check_circular=False)
-
-
-def json_length(params: object) -> int:
-    """The length of `dump_json(params)` for a parsed JSON value, without sorting its keys."""
-    return len(_COMPACT.encode(params))
 
 
 def needs_worker(data: bytes, limits: Limits) -> bool:
