@@ -13,11 +13,12 @@ from xdsl.passes import PassPipeline
 from xdsl.universe import Universe
 
 from planner.adapters.ttlang.configure import SetComputeKernelConfig
+from planner.adapters.ttlang.context import ttlang_context
 from planner.adapters.ttlang.diagnostics import Diagnostic
 from planner.adapters.ttlang.expected import expected_diagnostics, verify
 from planner.adapters.ttlang.opt_main import main, mlir_argv, pass_list
 from planner.adapters.ttlang.printing import canonical_text
-from planner.adapters.ttlang.source import Chunk, parse_chunk, ttlang_context
+from planner.adapters.ttlang.source import Chunk, parse_chunk
 
 EXAMPLES = sorted((Path(__file__).parent.parent / "examples" / "ttlang").glob("*.mlir"))
 LIT_DIR = Path(__file__).parent / "lit"

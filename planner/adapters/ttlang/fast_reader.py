@@ -22,16 +22,14 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import LocationAttr, ModuleOp
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
-if TYPE_CHECKING:
-    from planner.adapters.ttlang.source import OpSite, SiteRecordingParser
+from planner.adapters.ttlang.sites import OpSite, SiteRecordingParser
 
-NewParser = Callable[[str, str, Context], "SiteRecordingParser"]
+NewParser = Callable[[str, str, Context], SiteRecordingParser]
 """Makes the site-recording parser for a piece of text, with the file name, in the given context."""
 
 _NAME = r"%([0-9]+|[a-zA-Z$._-][a-zA-Z0-9$._-]*)"

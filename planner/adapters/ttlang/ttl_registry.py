@@ -3,7 +3,7 @@
 
 Defining an xDSL op costs about half a millisecond, mostly its declarative assembly format, and
 those ops are nine in ten of the dialect while a kernel uses a handful; so `ttl_op` defines one
-on demand and `TTLangContext` (`source`) asks it for the names a text uses. The op classes
+on demand and `TTLangContext` (`context`) asks it for the names a text uses. The op classes
 written out in `ttl_structure` and `ttl_dialect` are defined on import, as requirement
 collection and other code use them directly. `ttl_dialect()` is the whole dialect, for tools
 that load dialects whole (the `xdsl.universe` entry).
