@@ -19,7 +19,7 @@ from xdsl.dialects.func import FuncOp
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, OpResult, SSAValue
 
 from planner.adapters.outcome import AdapterInputError
-from planner.adapters.ttlang.codes import ATTRIBUTE_INVALID, REQUEST_REJECTED, UNKNOWN_TILE_OP
+from planner.adapters.ttlang.base.codes import ATTRIBUTE_INVALID, REQUEST_REJECTED, UNKNOWN_TILE_OP
 from planner.adapters.ttlang.foreign import ForeignCallOp
 from planner.adapters.ttlang.raw_body import RawBodyAttr
 from planner.adapters.ttlang.source import ParsedChunk

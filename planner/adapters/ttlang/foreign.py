@@ -31,7 +31,7 @@ from xdsl.irdl import traits_def
 from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.printer import Printer
 
-from planner.adapters.ttlang.balanced import peek_tokens
+from planner.adapters.ttlang.base.balanced import peek_tokens
 
 CALL_FORM_DIALECTS = ("ttkernel", "emitc")
 _LEADING = "call_leading"

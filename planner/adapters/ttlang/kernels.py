@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from xdsl.dialects.func import FuncOp
 
 from planner.adapters.outcome import AdapterInputError
-from planner.adapters.ttlang.codes import REQUEST_REJECTED
+from planner.adapters.ttlang.base.codes import REQUEST_REJECTED
 from planner.adapters.ttlang.collect import CollectedKernel, collect_kernel
 from planner.adapters.ttlang.diagnostics import Diagnostic, Located, diagnostic
 from planner.adapters.ttlang.pass_options import enclosing_module, function_policy, target_arch, target_system

@@ -64,7 +64,7 @@ from xdsl.parser import AttrParser, Parser
 from xdsl.printer import Printer
 from xdsl.traits import IsTerminator, NoTerminator
 
-from planner.adapters.ttlang.balanced import peek_tokens
+from planner.adapters.ttlang.base.balanced import peek_tokens
 from planner.adapters.ttlang.raw_body import RawBodyAttr, parse_optional_body, raw_value
 from planner.adapters.ttlang.ttl_attrs import CBType
 

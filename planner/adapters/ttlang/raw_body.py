@@ -18,7 +18,7 @@ from xdsl.irdl import irdl_attr_definition
 from xdsl.parser import AttrParser
 from xdsl.printer import Printer
 
-from planner.adapters.ttlang.balanced import parse_balanced, peek_tokens
+from planner.adapters.ttlang.base.balanced import parse_balanced, peek_tokens
 
 _OPENING = "<([{"
 _CLOSING = ">)]},"

@@ -21,7 +21,7 @@ from xdsl.ir import Attribute, Operation
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import VerifyException
 
-from planner.adapters.ttlang.balanced import peek_tokens
+from planner.adapters.ttlang.base.balanced import peek_tokens
 from planner.adapters.ttlang.context import ttlang_context
 
 _RESULTS = re.compile(r"(%[\w$.\-]+)(?::\d+)?\s*(,|=)")

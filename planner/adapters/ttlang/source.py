@@ -20,7 +20,7 @@ from xdsl.ir import Operation
 from xdsl.utils.exceptions import ParseError, VerifyException
 
 from planner.adapters.outcome import AdapterInputError
-from planner.adapters.ttlang.codes import INVALID_IR, PARSE_ERROR
+from planner.adapters.ttlang.base.codes import INVALID_IR, PARSE_ERROR
 from planner.adapters.ttlang.context import ttlang_context
 from planner.adapters.ttlang.dominance import first_dominance_violation
 from planner.adapters.ttlang.fast_reader import read_common_forms

@@ -35,7 +35,12 @@ from xdsl.parser import AttrParser, Parser
 from xdsl.printer import Printer
 from xdsl.traits import NoTerminator
 
-from planner.adapters.ttlang.balanced import DescriptionError, entry_value, parse_balanced, top_level_items
+from planner.adapters.ttlang.base.balanced import (
+    DescriptionError,
+    entry_value,
+    parse_balanced,
+    top_level_items,
+)
 from planner.targets.tenstorrent import TT_DTYPES
 
 DATA_TYPES = tuple(sorted(TT_DTYPES))

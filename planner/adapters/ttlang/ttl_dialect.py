@@ -32,7 +32,7 @@ from xdsl.irdl import (
 from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.printer import Printer
 
-from planner.adapters.ttlang.balanced import peek_tokens
+from planner.adapters.ttlang.base.balanced import peek_tokens
 from planner.adapters.ttlang.op_table import stripped_directive
 from planner.adapters.ttlang.raw_body import RawBodyAttr, raw_value
 from planner.adapters.ttlang.ttl_attrs import DstType, ReduceDimAttr

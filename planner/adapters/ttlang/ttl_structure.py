@@ -34,7 +34,7 @@ from xdsl.printer import Printer
 from xdsl.traits import IsTerminator, NoTerminator
 from xdsl.utils.mlir_lexer import MLIRTokenKind
 
-from planner.adapters.ttlang.balanced import peek_tokens
+from planner.adapters.ttlang.base.balanced import peek_tokens
 from planner.adapters.ttlang.ttl_attrs import CBType
 
 # ---------------------------------------------------------------------------------------------
