@@ -20,19 +20,19 @@ from xdsl.ir import Attribute, Block, BlockArgument, Operation, OpResult, SSAVal
 
 from planner.adapters.outcome import AdapterInputError
 from planner.adapters.ttlang.base.codes import ATTRIBUTE_INVALID, REQUEST_REJECTED, UNKNOWN_TILE_OP
-from planner.adapters.ttlang.foreign import ForeignCallOp
-from planner.adapters.ttlang.raw_body import RawBodyAttr
-from planner.adapters.ttlang.source import ParsedChunk
-from planner.adapters.ttlang.ttcore_dialect import TileType
-from planner.adapters.ttlang.ttl_attrs import CBType, ReduceDimAttr, TileExecutionStrategyAttr
-from planner.adapters.ttlang.ttl_dialect import (
+from planner.adapters.ttlang.dialects.foreign import ForeignCallOp
+from planner.adapters.ttlang.dialects.raw_body import RawBodyAttr
+from planner.adapters.ttlang.dialects.ttcore_dialect import TileType
+from planner.adapters.ttlang.dialects.ttl_attrs import CBType, ReduceDimAttr, TileExecutionStrategyAttr
+from planner.adapters.ttlang.dialects.ttl_dialect import (
     TileBcastOp,
     TileOp,
     TileReduceOp,
     TileRowNormalizationBlockOp,
 )
-from planner.adapters.ttlang.ttl_structure import AttachCBOp, BindCBOp, ComputeOp
-from planner.adapters.ttlang.ttl_unknown import UnknownTtlOp
+from planner.adapters.ttlang.dialects.ttl_structure import AttachCBOp, BindCBOp, ComputeOp
+from planner.adapters.ttlang.dialects.ttl_unknown import UnknownTtlOp
+from planner.adapters.ttlang.source import ParsedChunk
 from planner.kernelcfg.protocol import (
     DfbOperand,
     DfbSpec,

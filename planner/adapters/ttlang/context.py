@@ -16,11 +16,11 @@ from xdsl.dialects import builtin, get_all_dialects
 from xdsl.dialects.builtin import UnregisteredAttr, UnregisteredOp
 from xdsl.ir import Attribute, Dialect, Operation, TypeAttribute
 
-from planner.adapters.ttlang.foreign import unregistered_op
-from planner.adapters.ttlang.raw_body import raw_attr
-from planner.adapters.ttlang.ttcore_dialect import TTCore
-from planner.adapters.ttlang.ttl_registry import TTL_ATTRIBUTES, ttl_dialect, ttl_op
-from planner.adapters.ttlang.ttl_unknown import unknown_ttl_op
+from planner.adapters.ttlang.dialects.foreign import unregistered_op
+from planner.adapters.ttlang.dialects.raw_body import raw_attr
+from planner.adapters.ttlang.dialects.ttcore_dialect import TTCore
+from planner.adapters.ttlang.dialects.ttl_registry import TTL_ATTRIBUTES, ttl_dialect, ttl_op
+from planner.adapters.ttlang.dialects.ttl_unknown import unknown_ttl_op
 
 
 @dataclass

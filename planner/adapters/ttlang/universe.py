@@ -12,13 +12,13 @@ from xdsl.universe import Universe
 
 
 def _ttl() -> Dialect:
-    from planner.adapters.ttlang.ttl_registry import ttl_dialect
+    from planner.adapters.ttlang.dialects.ttl_registry import ttl_dialect
 
     return ttl_dialect()
 
 
 def _ttcore() -> Dialect:
-    from planner.adapters.ttlang.ttcore_dialect import TTCore
+    from planner.adapters.ttlang.dialects.ttcore_dialect import TTCore
 
     return TTCore
 

@@ -65,8 +65,8 @@ from xdsl.printer import Printer
 from xdsl.traits import IsTerminator, NoTerminator
 
 from planner.adapters.ttlang.base.balanced import peek_tokens
-from planner.adapters.ttlang.raw_body import RawBodyAttr, parse_optional_body, raw_value
-from planner.adapters.ttlang.ttl_attrs import CBType
+from planner.adapters.ttlang.dialects.raw_body import RawBodyAttr, parse_optional_body, raw_value
+from planner.adapters.ttlang.dialects.ttl_attrs import CBType
 
 
 @dataclass(frozen=True)

@@ -18,9 +18,15 @@ from threading import Lock
 from xdsl.ir import Attribute, Dialect
 from xdsl.irdl import IRDLOperation
 
-from planner.adapters.ttlang.op_table import OpSpec, define
-from planner.adapters.ttlang.ttl_attrs import CBType, DstType, ReduceDimAttr, TileExecutionStrategyAttr
-from planner.adapters.ttlang.ttl_dialect import (
+from planner.adapters.ttlang.dialects import ttl_movement, ttl_tensor
+from planner.adapters.ttlang.dialects.op_table import OpSpec, define
+from planner.adapters.ttlang.dialects.ttl_attrs import (
+    CBType,
+    DstType,
+    ReduceDimAttr,
+    TileExecutionStrategyAttr,
+)
+from planner.adapters.ttlang.dialects.ttl_dialect import (
     BINARY_MNEMONICS,
     UNARY_MNEMONICS,
     BinaryTileOp,
@@ -38,9 +44,7 @@ from planner.adapters.ttlang.ttl_dialect import (
     UnaryTileOp,
     family_op,
 )
-from planner.adapters.ttlang.ttl_movement import MOVEMENT_SPECS
-from planner.adapters.ttlang.ttl_structure import STRUCTURE_OPS
-from planner.adapters.ttlang.ttl_tensor import TENSOR_SPECS
+from planner.adapters.ttlang.dialects.ttl_structure import STRUCTURE_OPS
 
 TTL_ATTRIBUTES: tuple[type[Attribute], ...] = (CBType, DstType, TileExecutionStrategyAttr, ReduceDimAttr)
 
@@ -52,15 +56,17 @@ _WRITTEN_TILE_OPS: tuple[type[IRDLOperation], ...] = (
 
 
 def _from_specs(specs: Iterable[OpSpec], module: str) -> dict[str, _Definer]:
-    module_name = f"planner.adapters.ttlang.{module}"
-    return {f"ttl.{spec.mnemonic}": partial(define, spec, module_name) for spec in specs}
+    """Definers of the ops of `specs`, each op class placed in the module (by name) holding its record."""
+    return {f"ttl.{spec.mnemonic}": partial(define, spec, module) for spec in specs}
 
 
 _FAMILIES: dict[str, _Definer] = {
     **{f"ttl.{name}": partial(family_op, name, UnaryTileOp) for name in UNARY_MNEMONICS},
     **{f"ttl.{name}": partial(family_op, name, BinaryTileOp) for name in BINARY_MNEMONICS},
 }
-_RECORDS = _from_specs(TENSOR_SPECS, "ttl_tensor") | _from_specs(MOVEMENT_SPECS, "ttl_movement")
+_RECORDS = _from_specs(ttl_tensor.TENSOR_SPECS, ttl_tensor.__name__) | _from_specs(
+    ttl_movement.MOVEMENT_SPECS, ttl_movement.__name__
+)
 _DEFINERS = _FAMILIES | _RECORDS
 _STRUCTURE = {op.name: op for op in STRUCTURE_OPS}
 _WRITTEN = {op.name: op for op in _WRITTEN_TILE_OPS}

@@ -14,7 +14,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import traits_def
 from xdsl.parser import Parser, UnresolvedOperand
 
-from planner.adapters.ttlang.foreign import generic_form_hint
+from planner.adapters.ttlang.dialects.foreign import generic_form_hint
 
 
 def class_name(mnemonic: str) -> str:

@@ -7,7 +7,7 @@ kernel-config resolver never sees them, and they print back as read.
 
 from __future__ import annotations
 
-from planner.adapters.ttlang.op_table import OpSpec
+from planner.adapters.ttlang.dialects.op_table import OpSpec
 
 _TO_RESULT = "attr-dict `:` type($result)"
 _PIPE_REGION = "$pipe `:` custom<Pipe>(type($pipe)) $body attr-dict"

@@ -35,7 +35,7 @@ from xdsl.traits import IsTerminator, NoTerminator
 from xdsl.utils.mlir_lexer import MLIRTokenKind
 
 from planner.adapters.ttlang.base.balanced import peek_tokens
-from planner.adapters.ttlang.ttl_attrs import CBType
+from planner.adapters.ttlang.dialects.ttl_attrs import CBType
 
 # ---------------------------------------------------------------------------------------------
 # Dataflow-buffer and structure ops

@@ -33,11 +33,11 @@ from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.printer import Printer
 
 from planner.adapters.ttlang.base.balanced import peek_tokens
-from planner.adapters.ttlang.op_table import stripped_directive
-from planner.adapters.ttlang.raw_body import RawBodyAttr, raw_value
-from planner.adapters.ttlang.ttl_attrs import DstType, ReduceDimAttr
-from planner.adapters.ttlang.ttl_tensor import BINARY_NAMES, UNARY_NAMES
-from planner.adapters.ttlang.ttl_unknown import class_name, parse_dst_slot
+from planner.adapters.ttlang.dialects.op_table import stripped_directive
+from planner.adapters.ttlang.dialects.raw_body import RawBodyAttr, raw_value
+from planner.adapters.ttlang.dialects.ttl_attrs import DstType, ReduceDimAttr
+from planner.adapters.ttlang.dialects.ttl_tensor import BINARY_NAMES, UNARY_NAMES
+from planner.adapters.ttlang.dialects.ttl_unknown import class_name, parse_dst_slot
 
 # ---------------------------------------------------------------------------------------------
 # Tile ops

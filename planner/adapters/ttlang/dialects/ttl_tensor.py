@@ -7,7 +7,7 @@ them plans around them (docs/design/kernel-config.md section 10).
 
 from __future__ import annotations
 
-from planner.adapters.ttlang.op_table import OpSpec
+from planner.adapters.ttlang.dialects.op_table import OpSpec
 
 UNARY_NAMES = (
     "exp", "exp2", "log", "sqrt", "rsqrt", "tanh", "sigmoid", "neg", "abs", "relu", "floor", "recip",
