@@ -11,7 +11,7 @@ from xdsl.printer import Printer
 
 from planner.adapters.outcome import AdapterInputError
 from planner.adapters.ttlang import build_requests, parse_pass_options, plan_text
-from planner.adapters.ttlang.source import Chunk, parse_chunk, split_chunks
+from planner.adapters.ttlang.reading.source import Chunk, parse_chunk, split_chunks
 from planner.kernelcfg.protocol import KernelcfgResolveRequest
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "ttlang"

@@ -28,11 +28,11 @@ from xdsl.printer import Printer
 from xdsl.utils.exceptions import ParseError
 
 from planner.adapters.outcome import AdapterInputError
-from planner.adapters.ttlang import source
-from planner.adapters.ttlang.context import ttlang_context
-from planner.adapters.ttlang.fast_reader import MIN_LINES, read_common_forms
-from planner.adapters.ttlang.sites import SiteRecordingParser
-from planner.adapters.ttlang.source import Chunk, parse_chunk, split_chunks
+from planner.adapters.ttlang.reading import source
+from planner.adapters.ttlang.reading.context import ttlang_context
+from planner.adapters.ttlang.reading.fast_reader import MIN_LINES, read_common_forms
+from planner.adapters.ttlang.reading.sites import SiteRecordingParser
+from planner.adapters.ttlang.reading.source import Chunk, parse_chunk, split_chunks
 
 ROOT = Path(__file__).resolve().parents[1]
 FILES = sorted([*(ROOT / "examples").rglob("*.mlir"), *(ROOT / "tests" / "lit").rglob("*.mlir")])

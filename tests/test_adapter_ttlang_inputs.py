@@ -15,7 +15,7 @@ from hypothesis_budget import lowered
 
 from planner.adapters.outcome import AdapterInputError
 from planner.adapters.ttlang import build_requests, plan_text
-from planner.adapters.ttlang.source import Chunk, parse_chunk
+from planner.adapters.ttlang.reading.source import Chunk, parse_chunk
 
 TILE = "!ttcore.tile<32x32, f32>"
 CB = f"!ttl.cb<[1, 1], {TILE}, 2>"

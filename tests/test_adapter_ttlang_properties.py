@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from xdsl.printer import Printer
 
 from planner.adapters.ttlang import build_requests, plan_text
-from planner.adapters.ttlang.source import Chunk, parse_chunk
+from planner.adapters.ttlang.reading.source import Chunk, parse_chunk
 from planner.kernelcfg import resolve
 from planner.kernelcfg.protocol import KernelcfgResolveRequest
 

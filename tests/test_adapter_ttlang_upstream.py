@@ -12,7 +12,7 @@ import pytest
 
 from planner.adapters.outcome import AdapterInputError
 from planner.adapters.ttlang import build_requests, plan_text
-from planner.adapters.ttlang.source import Chunk, parse_chunk
+from planner.adapters.ttlang.reading.source import Chunk, parse_chunk
 from planner.kernelcfg.protocol import KernelcfgResolveRequest
 
 TILE = "!ttcore.tile<32x32, f32>"

@@ -13,12 +13,12 @@ from xdsl.passes import PassPipeline
 from xdsl.universe import Universe
 
 from planner.adapters.ttlang.configure import SetComputeKernelConfig
-from planner.adapters.ttlang.context import ttlang_context
-from planner.adapters.ttlang.diagnostics import Diagnostic
 from planner.adapters.ttlang.expected import expected_diagnostics, verify
 from planner.adapters.ttlang.opt_main import main, mlir_argv, pass_list
 from planner.adapters.ttlang.printing import canonical_text
-from planner.adapters.ttlang.source import Chunk, parse_chunk
+from planner.adapters.ttlang.reading.context import ttlang_context
+from planner.adapters.ttlang.reading.diagnostics import Diagnostic
+from planner.adapters.ttlang.reading.source import Chunk, parse_chunk
 
 EXAMPLES = sorted((Path(__file__).parent.parent / "examples" / "ttlang").glob("*.mlir"))
 LIT_DIR = Path(__file__).parent / "lit"
@@ -166,7 +166,7 @@ def test_reading_expected_diagnostics_is_linear_in_the_line(text: str) -> None:
     script = (
         "import sys\n"
         "from planner.adapters.ttlang.expected import expected_diagnostics\n"
-        "from planner.adapters.ttlang.source import Chunk\n"
+        "from planner.adapters.ttlang.reading.source import Chunk\n"
         "print(len(expected_diagnostics(Chunk(sys.stdin.read(), 0, 1))))\n"
     )
     done = subprocess.run(

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from planner.adapters.ttlang.collect import STRATEGY_ATTR
 from planner.adapters.ttlang.pass_options import DST_SYNC_ATTR, FP32_DEST_ATTR, FPU_BINARY_ATTR, UNPACK_ATTR
-from planner.adapters.ttlang.sites import AttrDictSite
+from planner.adapters.ttlang.reading.sites import AttrDictSite
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,7 @@ from planner.adapters.ttlang.dialects.ttl_dialect import (
 )
 from planner.adapters.ttlang.dialects.ttl_structure import AttachCBOp, BindCBOp, ComputeOp
 from planner.adapters.ttlang.dialects.ttl_unknown import UnknownTtlOp
-from planner.adapters.ttlang.source import ParsedChunk
+from planner.adapters.ttlang.reading.source import ParsedChunk
 from planner.kernelcfg.protocol import (
     DfbOperand,
     DfbSpec,

@@ -20,7 +20,6 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from planner.adapters.outcome import AdapterInputError
 from planner.adapters.ttlang.collect import STRATEGY_ATTR
-from planner.adapters.ttlang.diagnostics import Diagnostic
 from planner.adapters.ttlang.dialects.ttl_attrs import TileExecutionStrategyAttr
 from planner.adapters.ttlang.kernels import AnsweredKernel, answer, chunk_kernels, diagnostics_of
 from planner.adapters.ttlang.pass_options import (
@@ -30,7 +29,8 @@ from planner.adapters.ttlang.pass_options import (
     UNPACK_ATTR,
     option_policy,
 )
-from planner.adapters.ttlang.source import Chunk, ParsedChunk
+from planner.adapters.ttlang.reading.diagnostics import Diagnostic
+from planner.adapters.ttlang.reading.source import Chunk, ParsedChunk
 from planner.kernelcfg import resolve
 
 

@@ -13,8 +13,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from planner.adapters.ttlang.diagnostics import Diagnostic
-from planner.adapters.ttlang.source import Chunk
+from planner.adapters.ttlang.reading.diagnostics import Diagnostic
+from planner.adapters.ttlang.reading.source import Chunk
 
 # Up to the text's opening braces. Possessive quantifiers never give back what they matched, so a
 # megabyte of spaces after `expected-error` costs one pass, not one pass per start position.

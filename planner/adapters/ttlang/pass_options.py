@@ -19,7 +19,7 @@ from xdsl.ir import Attribute, Operation
 from planner.adapters.outcome import AdapterInputError
 from planner.adapters.ttlang.base.codes import ATTRIBUTE_INVALID, OPTION_INVALID, OPTION_UNKNOWN
 from planner.adapters.ttlang.dialects.ttcore_dialect import ArchAttr, DeviceAttr, DeviceOp, SystemDescAttr
-from planner.adapters.ttlang.source import ParsedChunk
+from planner.adapters.ttlang.reading.source import ParsedChunk
 from planner.kernelcfg.codes import (
     POLICY_ATTR_NOT_BOOL,
     POLICY_ATTR_NOT_STRING,

@@ -21,9 +21,9 @@ from planner.adapters.ttlang.kernels import (
     chunk_kernels,
     diagnostics_of,
 )
-from planner.adapters.ttlang.nesting import room_for_nesting
 from planner.adapters.ttlang.pass_options import option_policy
-from planner.adapters.ttlang.source import ParsedChunk, parse_chunk, split_chunks
+from planner.adapters.ttlang.reading.nesting import room_for_nesting
+from planner.adapters.ttlang.reading.source import ParsedChunk, parse_chunk, split_chunks
 from planner.kernelcfg import resolve
 from planner.kernelcfg.protocol import KernelcfgResolveRequest
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from planner.adapters.ttlang.nesting import SKIPPED_TEXT
+from planner.adapters.ttlang.reading.nesting import SKIPPED_TEXT
 from planner.limits import MAX_NUMBER_DIGITS
 
 DIGIT_LIMIT = MAX_NUMBER_DIGITS  # the JSON reader's bound, for the same reason

@@ -21,12 +21,12 @@ from xdsl.utils.exceptions import ParseError, VerifyException
 
 from planner.adapters.outcome import AdapterInputError
 from planner.adapters.ttlang.base.codes import INVALID_IR, PARSE_ERROR
-from planner.adapters.ttlang.context import ttlang_context
-from planner.adapters.ttlang.dominance import first_dominance_violation
-from planner.adapters.ttlang.fast_reader import read_common_forms
-from planner.adapters.ttlang.nesting import NESTING_LIMIT, too_deep_at
-from planner.adapters.ttlang.numbers import DIGIT_LIMIT, overlong_number_at
-from planner.adapters.ttlang.sites import OpSite, SiteRecordingParser
+from planner.adapters.ttlang.reading.context import ttlang_context
+from planner.adapters.ttlang.reading.dominance import first_dominance_violation
+from planner.adapters.ttlang.reading.fast_reader import read_common_forms
+from planner.adapters.ttlang.reading.nesting import NESTING_LIMIT, too_deep_at
+from planner.adapters.ttlang.reading.numbers import DIGIT_LIMIT, overlong_number_at
+from planner.adapters.ttlang.reading.sites import OpSite, SiteRecordingParser
 
 SPLIT_MARKER = re.compile(r"^// -----.*$", re.MULTILINE)
 _BYTE_ORDER_MARK = "\ufeff"

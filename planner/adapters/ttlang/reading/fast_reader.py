@@ -27,7 +27,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import LocationAttr, ModuleOp
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
-from planner.adapters.ttlang.sites import OpSite, SiteRecordingParser
+from planner.adapters.ttlang.reading.sites import OpSite, SiteRecordingParser
 
 NewParser = Callable[[str, str, Context], SiteRecordingParser]
 """Makes the site-recording parser for a piece of text, with the file name, in the given context."""

@@ -22,7 +22,7 @@ from xdsl.parser import Parser
 from xdsl.utils.exceptions import VerifyException
 
 from planner.adapters.ttlang.base.balanced import peek_tokens
-from planner.adapters.ttlang.context import ttlang_context
+from planner.adapters.ttlang.reading.context import ttlang_context
 
 _RESULTS = re.compile(r"(%[\w$.\-]+)(?::\d+)?\s*(,|=)")
 _T = TypeVar("_T")

@@ -12,7 +12,7 @@ from typing import Literal
 
 from xdsl.ir import Operation
 
-from planner.adapters.ttlang.source import ParsedChunk
+from planner.adapters.ttlang.reading.source import ParsedChunk
 
 Severity = Literal["error", "warning", "note"]
 

@@ -1,0 +1,7 @@
+"""Reading text into IR: the reading context (`context`), the site-recording parser (`sites`), the
+fast reader of the common forms (`fast_reader`), chunks parsed and verified (`source`), the bounds
+checked before parsing (`nesting`, `numbers`), SSA dominance (`dominance`), and diagnostics at the
+places read (`diagnostics`).
+
+May import `base` and `dialects`.
+"""
