@@ -11,9 +11,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from planner.adapters.ttlang.collect import STRATEGY_ATTR
-from planner.adapters.ttlang.pass_options import DST_SYNC_ATTR, FP32_DEST_ATTR, FPU_BINARY_ATTR, UNPACK_ATTR
 from planner.adapters.ttlang.reading.sites import AttrDictSite
+from planner.adapters.ttlang.requests.collect import STRATEGY_ATTR
+from planner.adapters.ttlang.requests.pass_options import (
+    DST_SYNC_ATTR,
+    FP32_DEST_ATTR,
+    FPU_BINARY_ATTR,
+    UNPACK_ATTR,
+)
 
 
 @dataclass(frozen=True)

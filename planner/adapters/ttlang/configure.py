@@ -19,18 +19,18 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException
 
 from planner.adapters.outcome import AdapterInputError
-from planner.adapters.ttlang.collect import STRATEGY_ATTR
 from planner.adapters.ttlang.dialects.ttl_attrs import TileExecutionStrategyAttr
-from planner.adapters.ttlang.kernels import AnsweredKernel, answer, chunk_kernels, diagnostics_of
-from planner.adapters.ttlang.pass_options import (
+from planner.adapters.ttlang.reading.diagnostics import Diagnostic
+from planner.adapters.ttlang.reading.source import Chunk, ParsedChunk
+from planner.adapters.ttlang.requests.collect import STRATEGY_ATTR
+from planner.adapters.ttlang.requests.kernels import AnsweredKernel, answer, chunk_kernels, diagnostics_of
+from planner.adapters.ttlang.requests.pass_options import (
     DST_SYNC_ATTR,
     FP32_DEST_ATTR,
     FPU_BINARY_ATTR,
     UNPACK_ATTR,
     option_policy,
 )
-from planner.adapters.ttlang.reading.diagnostics import Diagnostic
-from planner.adapters.ttlang.reading.source import Chunk, ParsedChunk
 from planner.kernelcfg import resolve
 
 

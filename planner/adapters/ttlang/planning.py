@@ -13,7 +13,9 @@ from typing import Any
 
 from planner.adapters.outcome import AdapterOutcome
 from planner.adapters.ttlang.apply import Edit, apply_edits, function_edit, strategy_edit
-from planner.adapters.ttlang.kernels import (
+from planner.adapters.ttlang.reading.nesting import room_for_nesting
+from planner.adapters.ttlang.reading.source import ParsedChunk, parse_chunk, split_chunks
+from planner.adapters.ttlang.requests.kernels import (
     AnsweredKernel,
     FunctionKernel,
     Resolver,
@@ -21,9 +23,7 @@ from planner.adapters.ttlang.kernels import (
     chunk_kernels,
     diagnostics_of,
 )
-from planner.adapters.ttlang.pass_options import option_policy
-from planner.adapters.ttlang.reading.nesting import room_for_nesting
-from planner.adapters.ttlang.reading.source import ParsedChunk, parse_chunk, split_chunks
+from planner.adapters.ttlang.requests.pass_options import option_policy
 from planner.kernelcfg import resolve
 from planner.kernelcfg.protocol import KernelcfgResolveRequest
 

@@ -14,10 +14,15 @@ from xdsl.dialects.func import FuncOp
 
 from planner.adapters.outcome import AdapterInputError
 from planner.adapters.ttlang.base.codes import REQUEST_REJECTED
-from planner.adapters.ttlang.collect import CollectedKernel, collect_kernel
-from planner.adapters.ttlang.pass_options import enclosing_module, function_policy, target_arch, target_system
 from planner.adapters.ttlang.reading.diagnostics import Diagnostic, Located, diagnostic
 from planner.adapters.ttlang.reading.source import ParsedChunk
+from planner.adapters.ttlang.requests.collect import CollectedKernel, collect_kernel
+from planner.adapters.ttlang.requests.pass_options import (
+    enclosing_module,
+    function_policy,
+    target_arch,
+    target_system,
+)
 from planner.errors import RequestError
 from planner.kernelcfg.codes import KcfgError
 from planner.kernelcfg.protocol import (
