@@ -34,11 +34,11 @@ from unittest import mock
 from xdsl.parser import Parser
 
 from planner.adapters import pypto, ttlang
-from planner.adapters.ttlang.configure import SetComputeKernelConfig
-from planner.adapters.ttlang.printing import canonical_text
 from planner.adapters.ttlang.reading import source
 from planner.adapters.ttlang.reading.context import ttlang_context
 from planner.adapters.ttlang.reading.source import Chunk, parse_chunk
+from planner.adapters.ttlang.writing.configure import SetComputeKernelConfig
+from planner.adapters.ttlang.writing.printing import canonical_text
 from planner.layout import plan
 
 ROWS, COLS, TILE_ROWS, TILE_COLS = 4096, 2048, 256, 512

@@ -15,9 +15,9 @@ from hypothesis import strategies as st
 
 from planner.adapters.outcome import AdapterInputError
 from planner.adapters.ttlang.opt_main import main as opt_main
-from planner.adapters.ttlang.planning import plan_text
 from planner.adapters.ttlang.reading.nesting import NESTING_LIMIT
 from planner.adapters.ttlang.reading.source import Chunk, parse_chunk
+from planner.adapters.ttlang.writing.planning import plan_text
 
 TILE = "!ttcore.tile<32x32, f32>"
 HEAD = f"""func.func @k(%x: tensor<1x1x{TILE}>, %c: i1) {{

@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 from planner.adapters.outcome import AdapterInputError
 from planner.adapters.ttlang import build_requests, plan_text
 from planner.adapters.ttlang.dialects.raw_body import one_line
-from planner.adapters.ttlang.printing import canonical_text
 from planner.adapters.ttlang.reading.source import Chunk, is_blank, parse_chunk, split_chunks
+from planner.adapters.ttlang.writing.printing import canonical_text
 
 ROOT = Path(__file__).parent.parent
 INPUTS = sorted(

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from planner.adapters.ttlang import build_requests, plan_text
-from planner.adapters.ttlang.configure import SetComputeKernelConfig
+from planner.adapters.ttlang.writing.configure import SetComputeKernelConfig
 from planner.cli import main
 from planner.kernelcfg.codes import KcfgError
 from tests.test_adapter_ttlang_upstream import TILE, kernel

@@ -12,13 +12,14 @@ import pytest
 from xdsl.passes import PassPipeline
 from xdsl.universe import Universe
 
-from planner.adapters.ttlang.configure import SetComputeKernelConfig
+from planner.adapters.ttlang import configure as public_configure
 from planner.adapters.ttlang.expected import expected_diagnostics, verify
 from planner.adapters.ttlang.opt_main import main, mlir_argv, pass_list
-from planner.adapters.ttlang.printing import canonical_text
 from planner.adapters.ttlang.reading.context import ttlang_context
 from planner.adapters.ttlang.reading.diagnostics import Diagnostic
 from planner.adapters.ttlang.reading.source import Chunk, parse_chunk
+from planner.adapters.ttlang.writing.configure import SetComputeKernelConfig
+from planner.adapters.ttlang.writing.printing import canonical_text
 
 EXAMPLES = sorted((Path(__file__).parent.parent / "examples" / "ttlang").glob("*.mlir"))
 LIT_DIR = Path(__file__).parent / "lit"
@@ -103,6 +104,7 @@ def test_a_bad_option_value_is_reported_on_the_function(capsys: pytest.CaptureFi
 
 def test_the_pass_runs_in_an_xdsl_pipeline_and_is_offered_to_xdsl_tools() -> None:
     assert Universe.get_multiverse().all_passes["ttl-set-compute-kernel-config"]() is SetComputeKernelConfig
+    assert public_configure.SetComputeKernelConfig is SetComputeKernelConfig
     path = next(path for path in EXAMPLES if path.name == "compute_mixed_args.mlir")
     module = parse_chunk(Chunk(path.read_text(encoding="utf-8"), 0, 1), path.name).module
     pipeline = PassPipeline.parse_spec(

@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from pydantic import ValidationError
 
 from planner import request_codes
-from planner.adapters.ttlang.planning import read_kernels
 from planner.adapters.ttlang.reading.diagnostics import Located
 from planner.adapters.ttlang.requests.pass_options import option_policy
+from planner.adapters.ttlang.writing.planning import read_kernels
 from planner.contract import JsonObject, request_error_from_validation
 from planner.errors import RequestError
 from planner.explain import conflicts

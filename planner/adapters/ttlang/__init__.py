@@ -7,7 +7,7 @@ function with `planner.kernelcfg.resolve` and writes the plans back as attribute
 
 from __future__ import annotations
 
-from planner.adapters.ttlang.planning import build_requests, plan_text, plan_text_with
 from planner.adapters.ttlang.requests.pass_options import parse_pass_options
+from planner.adapters.ttlang.writing.planning import build_requests, plan_text, plan_text_with
 
 __all__ = ["build_requests", "parse_pass_options", "plan_text", "plan_text_with"]

@@ -29,19 +29,19 @@ from xdsl.xdsl_opt_main import xDSLOptMain
 
 from planner import request_codes
 from planner.adapters.outcome import AdapterInputError
-from planner.adapters.ttlang.configure import (
+from planner.adapters.ttlang.expected import expected_diagnostics, verify
+from planner.adapters.ttlang.reading.context import add_ttlang_dialects
+from planner.adapters.ttlang.reading.diagnostics import Diagnostic
+from planner.adapters.ttlang.reading.nesting import room_for_nesting
+from planner.adapters.ttlang.reading.source import Chunk, parse_chunk, split_chunks
+from planner.adapters.ttlang.writing.configure import (
     KernelConfigRefused,
     OptSession,
     SetComputeKernelConfig,
     current_session,
     input_error_diagnostic,
 )
-from planner.adapters.ttlang.expected import expected_diagnostics, verify
-from planner.adapters.ttlang.printing import canonical_text
-from planner.adapters.ttlang.reading.context import add_ttlang_dialects
-from planner.adapters.ttlang.reading.diagnostics import Diagnostic
-from planner.adapters.ttlang.reading.nesting import room_for_nesting
-from planner.adapters.ttlang.reading.source import Chunk, parse_chunk, split_chunks
+from planner.adapters.ttlang.writing.printing import canonical_text
 from planner.budget import WATCHDOG_GRACE, watchdog
 from planner.errors import RequestError
 from planner.limits import DEFAULT_MAX_MEMORY, memory_capped

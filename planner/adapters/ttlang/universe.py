@@ -24,7 +24,7 @@ def _ttcore() -> Dialect:
 
 
 def _set_compute_kernel_config() -> type[ModulePass]:
-    from planner.adapters.ttlang.configure import SetComputeKernelConfig
+    from planner.adapters.ttlang.writing.configure import SetComputeKernelConfig
 
     return SetComputeKernelConfig
 

@@ -12,7 +12,6 @@ from collections.abc import Mapping
 from typing import Any
 
 from planner.adapters.outcome import AdapterOutcome
-from planner.adapters.ttlang.apply import Edit, apply_edits, function_edit, strategy_edit
 from planner.adapters.ttlang.reading.nesting import room_for_nesting
 from planner.adapters.ttlang.reading.source import ParsedChunk, parse_chunk, split_chunks
 from planner.adapters.ttlang.requests.kernels import (
@@ -24,6 +23,7 @@ from planner.adapters.ttlang.requests.kernels import (
     diagnostics_of,
 )
 from planner.adapters.ttlang.requests.pass_options import option_policy
+from planner.adapters.ttlang.writing.apply import Edit, apply_edits, function_edit, strategy_edit
 from planner.kernelcfg import resolve
 from planner.kernelcfg.protocol import KernelcfgResolveRequest
 
