@@ -14,9 +14,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from planner.adapters.outcome import AdapterInputError
-from planner.adapters.ttlang.opt_main import main as opt_main
 from planner.adapters.ttlang.reading.nesting import NESTING_LIMIT
 from planner.adapters.ttlang.reading.source import Chunk, parse_chunk
+from planner.adapters.ttlang.tool.opt_main import main as opt_main
 from planner.adapters.ttlang.writing.planning import plan_text
 
 TILE = "!ttcore.tile<32x32, f32>"

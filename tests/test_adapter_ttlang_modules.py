@@ -316,7 +316,7 @@ def test_planning_a_mixed_module_changes_only_the_function_attributes() -> None:
 def test_planner_opt_on_a_mixed_module_prints_the_module_with_only_the_plan_added(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    from planner.adapters.ttlang.opt_main import main
+    from planner.adapters.ttlang.tool.opt_main import main
 
     source = tmp_path / "mixed.mlir"
     source.write_text(MIXED, encoding="utf-8")

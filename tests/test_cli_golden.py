@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from planner.adapters.ttlang.opt_main import main as opt_main
+from planner.adapters.ttlang.tool.opt_main import main as opt_main
 from planner.cli import main as planner_main
 
 ROOT = Path(__file__).resolve().parent.parent

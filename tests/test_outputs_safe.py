@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from planner.adapters.ttlang.opt_main import main as opt_main
+from planner.adapters.ttlang.tool.opt_main import main as opt_main
 from planner.errors import RequestError
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"

@@ -13,11 +13,12 @@ from xdsl.passes import PassPipeline
 from xdsl.universe import Universe
 
 from planner.adapters.ttlang import configure as public_configure
-from planner.adapters.ttlang.expected import expected_diagnostics, verify
-from planner.adapters.ttlang.opt_main import main, mlir_argv, pass_list
+from planner.adapters.ttlang import opt_main as public_opt_main
 from planner.adapters.ttlang.reading.context import ttlang_context
 from planner.adapters.ttlang.reading.diagnostics import Diagnostic
 from planner.adapters.ttlang.reading.source import Chunk, parse_chunk
+from planner.adapters.ttlang.tool.expected import expected_diagnostics, verify
+from planner.adapters.ttlang.tool.opt_main import main, mlir_argv, pass_list
 from planner.adapters.ttlang.writing.configure import SetComputeKernelConfig
 from planner.adapters.ttlang.writing.printing import canonical_text
 
@@ -102,9 +103,13 @@ def test_a_bad_option_value_is_reported_on_the_function(capsys: pytest.CaptureFi
     assert "error: invalid matmul-full-fp32 value 'maybe'; expected true, false, 1, or 0" in err
 
 
+def test_the_public_paths_of_the_pass_and_the_console_script_name_the_tool_itself() -> None:
+    assert public_configure.SetComputeKernelConfig is SetComputeKernelConfig
+    assert public_opt_main.main is main
+
+
 def test_the_pass_runs_in_an_xdsl_pipeline_and_is_offered_to_xdsl_tools() -> None:
     assert Universe.get_multiverse().all_passes["ttl-set-compute-kernel-config"]() is SetComputeKernelConfig
-    assert public_configure.SetComputeKernelConfig is SetComputeKernelConfig
     path = next(path for path in EXAMPLES if path.name == "compute_mixed_args.mlir")
     module = parse_chunk(Chunk(path.read_text(encoding="utf-8"), 0, 1), path.name).module
     pipeline = PassPipeline.parse_spec(
@@ -167,7 +172,7 @@ def test_reading_expected_diagnostics_is_linear_in_the_line(text: str) -> None:
     """Each case took more than a minute when a lazy pattern was retried at every start position."""
     script = (
         "import sys\n"
-        "from planner.adapters.ttlang.expected import expected_diagnostics\n"
+        "from planner.adapters.ttlang.tool.expected import expected_diagnostics\n"
         "from planner.adapters.ttlang.reading.source import Chunk\n"
         "print(len(expected_diagnostics(Chunk(sys.stdin.read(), 0, 1))))\n"
     )

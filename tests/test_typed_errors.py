@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from planner.adapters.ttlang.opt_main import main as opt_main
+from planner.adapters.ttlang.tool.opt_main import main as opt_main
 from planner.budget import deadline_after
 from planner.cli import main
 from planner.errors import ECHO_LIMIT, RequestError

@@ -1,0 +1,204 @@
+"""`planner-opt`: `ttl-set-compute-kernel-config` under xDSL's opt driver, used like `ttlang-opt`.
+
+An upstream lit test runs with `planner-opt` in place of `ttlang-opt`:
+
+    planner-opt %s -p 'ttl-set-compute-kernel-config{fp32-dest-acc-en=enabled matmul-full-fp32=0}'
+    planner-opt %s --pass-pipeline='builtin.module(func.func(ttl-set-compute-kernel-config{...}))'
+    planner-opt %s -split-input-file -verify-diagnostics -o out.mlir
+
+MLIR's single-dash spellings of the long options are accepted. Output is canonical MLIR
+(`printing`); diagnostics go to stderr as `file:line:col: error: ...`, each chunk of a split
+file on its own (a refused chunk prints nothing). `-o` is never an input and is written only
+by a run that succeeded. Exit status: 0 success (with `--verify-diagnostics`: every expected
+diagnostic and no other), 1 a refusal or a mismatch, 2 a bad command line, unreadable input,
+an unwritable output or a run past `--timeout` (typed `request.*` errors).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sys
+from collections.abc import Sequence
+from functools import cache
+
+from xdsl.universe import Universe
+from xdsl.utils.exceptions import ArgSpecParseError
+from xdsl.xdsl_opt_main import xDSLOptMain
+
+from planner import request_codes
+from planner.adapters.outcome import AdapterInputError
+from planner.adapters.ttlang.reading.context import add_ttlang_dialects
+from planner.adapters.ttlang.reading.diagnostics import Diagnostic
+from planner.adapters.ttlang.reading.nesting import room_for_nesting
+from planner.adapters.ttlang.reading.source import Chunk, parse_chunk, split_chunks
+from planner.adapters.ttlang.tool.expected import expected_diagnostics, verify
+from planner.adapters.ttlang.writing.configure import (
+    KernelConfigRefused,
+    OptSession,
+    SetComputeKernelConfig,
+    current_session,
+    input_error_diagnostic,
+)
+from planner.adapters.ttlang.writing.printing import canonical_text
+from planner.budget import WATCHDOG_GRACE, watchdog
+from planner.errors import RequestError
+from planner.limits import DEFAULT_MAX_MEMORY, memory_capped
+from planner.outputs import check_output, write_output
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+_MLIR_LONG_OPTIONS = ("split-input-file", "verify-diagnostics", "pass-pipeline", "allow-unregistered-dialect")
+_ANCHOR = re.compile(r"^\s*(?:builtin\.module|func\.func|any)\s*\((.*)\)\s*$", re.DOTALL)
+SPLIT_SEPARATOR = "// -----\n"
+
+
+def mlir_argv(argv: Sequence[str]) -> list[str]:
+    """`-split-input-file` as `--split-input-file`, and so on for MLIR's other long options."""
+    spelled: list[str] = []
+    for arg in argv:
+        name = arg[1:].split("=", 1)[0]
+        spelled.append("-" + arg if not arg.startswith("--") and name in _MLIR_LONG_OPTIONS else arg)
+    return spelled
+
+
+def pass_list(pipeline: str) -> str:
+    """`builtin.module(func.func(p{...}))` as the pass list `p{...}` (the pass runs on whole modules)."""
+    while (anchored := _ANCHOR.match(pipeline)) is not None:
+        pipeline = anchored.group(1)
+    return pipeline.strip()
+
+
+class PlannerOptMain(xDSLOptMain):
+    """xDSL's opt driver with the TT-Lang dialects, this pass, and MLIR's diagnostics handling."""
+
+    def __init__(self, args: Sequence[str] | None = None) -> None:
+        super().__init__(description="Run ttl-set-compute-kernel-config on TT-Lang MLIR", args=args)
+
+    def register_all_dialects(self) -> None:
+        add_ttlang_dialects(self.ctx)
+
+    def register_all_passes(self) -> None:
+        self.register_pass(SetComputeKernelConfig.name, lambda: SetComputeKernelConfig)
+
+    def register_all_frontends(self) -> None:
+        for name, frontend in _multiverse().all_frontends.items():
+            self.available_frontends.setdefault(name, frontend)
+
+    def register_all_targets(self) -> None:
+        for name, target in _multiverse().all_targets.items():
+            self.available_targets.setdefault(name, target)
+
+    def register_all_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
+        super().register_all_arguments(arg_parser)
+        arg_parser.add_argument(
+            "--pass-pipeline",
+            default="",
+            help="MLIR's pipeline: 'builtin.module(func.func(ttl-set-compute-kernel-config{...}))'",
+        )
+        arg_parser.add_argument(
+            "--timeout",
+            type=float,
+            default=10.0,
+            help="seconds for the whole run, reading included; 0 = unlimited",
+        )
+        arg_parser.add_argument(
+            "--max-memory",
+            type=int,
+            default=DEFAULT_MAX_MEMORY,
+            metavar="BYTES",
+            help="address space; 0 = unlimited",
+        )
+
+    def setup_pipeline(self) -> None:
+        if self.args.pass_pipeline:
+            if self.args.passes:
+                raise ValueError("give either -p/--passes or --pass-pipeline, not both")
+            self.args.passes = pass_list(self.args.pass_pipeline)
+        super().setup_pipeline()  # type: ignore[no-untyped-call]
+
+    def _process(self, chunk: Chunk, filename: str) -> tuple[list[Diagnostic], str | None]:
+        """One chunk's diagnostics and its printed output (None when refused)."""
+        try:
+            parsed = parse_chunk(chunk, filename)
+        except AdapterInputError as error:
+            return [input_error_diagnostic(error)], None
+        session = OptSession(parsed)
+        token = current_session.set(session)
+        try:
+            self.apply_passes(parsed.module)
+        except KernelConfigRefused:
+            return session.diagnostics, None
+        finally:
+            current_session.reset(token)
+        return session.diagnostics, canonical_text(parsed.module)
+
+    def run_tool(self) -> int:
+        """Read, run the pipeline on every chunk, print; the exit status.
+
+        `-o` is checked before anything is read (never an input, stdin's file included) and written
+        only when the run succeeded, so a refused or unparsable input leaves it as it was.
+        """
+        filename = self.args.input_file or "<stdin>"
+        if self.args.output_file is not None:
+            check_output(self.args.output_file, [self.args.input_file or "-"], "-o")
+        stream, _ = self.get_input_stream()
+        raw = stream.read()
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as error:
+            sys.stderr.write(f"{filename}: error: not UTF-8 text (byte {error.start})\n")
+            return EXIT_USAGE
+        chunks = split_chunks(text)[0] if self.args.split_input_file else [Chunk(text, 0, 1)]
+        outputs: list[str] = []
+        reported: list[Diagnostic] = []
+        for chunk in chunks:
+            with room_for_nesting():
+                emitted, output = self._process(chunk, filename)
+            if self.args.verify_diagnostics:
+                reported.extend(verify(emitted, expected_diagnostics(chunk)))
+            else:
+                reported.extend(emitted)
+            if output is not None:
+                outputs.append(output)
+        printed = SPLIT_SEPARATOR.join(outputs)
+        failed = any(item.severity == "error" for item in reported)
+        if self.args.output_file is None:
+            sys.stdout.write(printed)
+        elif not failed:
+            write_output(self.args.output_file, printed, "-o")
+        for item in reported:
+            sys.stderr.write(item.render(filename) + "\n")
+        return EXIT_FAILED if failed else EXIT_OK
+
+
+@cache
+def _multiverse() -> Universe:
+    """The installed xDSL plugins, found once (each search reads every distribution's metadata)."""
+    return Universe.get_multiverse()
+
+
+def _expire() -> None:
+    """The watchdog's answer past `--timeout`: the typed timeout, exit 2 (the run may be mid-step)."""
+    _report(request_codes.timed_out())
+    sys.stdout.flush()
+    os._exit(EXIT_USAGE)
+
+
+def _report(error: RequestError) -> int:
+    sys.stderr.write(f"planner-opt: error: [{error.code}] {error.message}\n")
+    return EXIT_USAGE
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        tool = PlannerOptMain(mlir_argv(sys.argv[1:] if argv is None else argv))
+    except (ValueError, TypeError, ArgSpecParseError) as error:
+        sys.stderr.write(f"planner-opt: error: {error}\n")
+        return EXIT_USAGE
+    timeout = tool.args.timeout if tool.args.timeout > 0 else None
+    try:
+        with watchdog(timeout and timeout + WATCHDOG_GRACE, _expire), memory_capped(tool.args.max_memory):
+            return tool.run_tool()
+    except Exception as exc:
+        return _report(request_codes.to_request_error(exc))
