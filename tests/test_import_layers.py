@@ -4,6 +4,10 @@ Each room is a package (or, on the ground floor, a set of modules). A module may
 own room and any room of a lower rank; rooms of one rank are independent of each other.
 Every import counts: module level, inside functions, under `TYPE_CHECKING`, and the
 `"module:attribute"` references a registry loads by name.
+
+Inside an adapter the same rule holds between its stages (sub-packages). The modules directly
+in the adapter's package that no stage holds (its `__init__` and the aliases kept for public
+paths) are its face: it ranks above every stage, so it may import any of them and none imports it.
 """
 
 from __future__ import annotations
@@ -42,6 +46,19 @@ ROOMS: tuple[tuple[int, str, tuple[str, ...]], ...] = (
     (6, "planner/cli", ("planner.cli",)),
     (6, "planner/testing", ("planner.testing",)),
 )
+
+# Inside one adapter: (rank, stage, the module prefixes it holds); a module may import its own stage
+# and stages of a lower rank of the same adapter, never one of the same or a higher rank.
+STAGES: dict[str, tuple[tuple[int, str, tuple[str, ...]], ...]] = {
+    "planner.adapters.ttlang": (
+        (0, "planner/adapters/ttlang/base", ("planner.adapters.ttlang.base",)),
+        (1, "planner/adapters/ttlang/dialects", ("planner.adapters.ttlang.dialects",)),
+        (2, "planner/adapters/ttlang/reading", ("planner.adapters.ttlang.reading",)),
+        (3, "planner/adapters/ttlang/requests", ("planner.adapters.ttlang.requests",)),
+        (4, "planner/adapters/ttlang/writing", ("planner.adapters.ttlang.writing",)),
+        (5, "planner/adapters/ttlang/tool", ("planner.adapters.ttlang.tool",)),
+    ),
+}
 
 _REFERENCE = re.compile(r"(planner(?:\.[a-z_][a-z0-9_]*)+):[A-Za-z_]\w*")
 
@@ -98,9 +115,62 @@ def violations(module: str, source: str, known: set[str]) -> list[str]:
         there = room_of(target)
         if there is None:
             problems.append(f"{module}:{line} imports {target}, which is in no room")
-        elif there != here and there[0] >= here[0]:
-            way = "up" if there[0] > here[0] else "sideways"
-            problems.append(f"{module}:{line} imports {target}: {here[1]} -> {there[1]} points {way}")
+        else:
+            problems += _pointing_up_or_sideways(f"{module}:{line} imports {target}", here, there)
+    return problems
+
+
+def _pointing_up_or_sideways(where: str, here: tuple[int, str], there: tuple[int, str]) -> list[str]:
+    """The import at `where`, from `here` to `there`, in words if it does not point down or stay."""
+    if there == here or there[0] < here[0]:
+        return []
+    way = "up" if there[0] > here[0] else "sideways"
+    return [f"{where}: {here[1]} -> {there[1]} points {way}"]
+
+
+def _within(module: str, prefix: str) -> bool:
+    return module == prefix or module.startswith(prefix + ".")
+
+
+def adapter_of(module: str) -> str | None:
+    """The adapter with stages that holds `module`, if any."""
+    return next((adapter for adapter in STAGES if _within(module, adapter)), None)
+
+
+def _face(adapter: str) -> str:
+    """The adapter's face as the README and the design index name it."""
+    return adapter.replace(".", "/") + "/*.py"
+
+
+def stage_of(adapter: str, module: str) -> tuple[int, str] | None:
+    """The stage of `adapter` holding `module`: a listed stage, the face (the package itself and
+    its direct modules no stage holds, ranked above every stage), or None."""
+    stages = STAGES[adapter]
+    for rank, stage, prefixes in stages:
+        if any(_within(module, prefix) for prefix in prefixes):
+            return rank, stage
+    if module == adapter or module.rpartition(".")[0] == adapter:
+        return max(rank for rank, _, _ in stages) + 1, _face(adapter)
+    return None
+
+
+def stage_violations(module: str, source: str, known: set[str]) -> list[str]:
+    """Imports of `source` (as module `module`) that point up or sideways between its adapter's stages."""
+    adapter = adapter_of(module)
+    if adapter is None:
+        return []
+    here = stage_of(adapter, module)
+    if here is None:
+        return [f"{module} is in no stage of {adapter}; add it to the README and to STAGES"]
+    problems = []
+    for line, target in imported_modules(module, source, known):
+        if not _within(target, adapter):
+            continue
+        there = stage_of(adapter, target)
+        if there is None:
+            problems.append(f"{module}:{line} imports {target}, which is in no stage")
+        else:
+            problems += _pointing_up_or_sideways(f"{module}:{line} imports {target}", here, there)
     return problems
 
 
@@ -117,6 +187,56 @@ def test_every_import_points_down() -> None:
         for problem in violations(module, path.read_text(encoding="utf-8"), known)
     ]
     assert found == []
+
+
+def test_every_adapter_import_points_down_its_stages() -> None:
+    known = _known()
+    found = [
+        problem
+        for module, path in our_modules().items()
+        for problem in stage_violations(module, path.read_text(encoding="utf-8"), known)
+    ]
+    assert found == []
+
+
+def test_an_upward_stage_import_is_reported_wherever_it_hides() -> None:
+    source = (
+        "from typing import TYPE_CHECKING\n"
+        "from planner.adapters.ttlang.base import codes\n"
+        "from planner.adapters.ttlang.dialects.ttl_attrs import CBType\n"
+        "if TYPE_CHECKING:\n"
+        "    from planner.adapters.ttlang.requests.kernels import AnsweredKernel\n"
+        "def late() -> None:\n"
+        "    from planner.adapters.ttlang import plan_text\n"
+        "    from planner.adapters.ttlang.opt_main import main\n"
+        "    from . import source\n"
+        "    from ..writing import apply\n"
+        "    from planner.adapters.outcome import AdapterInputError\n"
+        "HANDLER = 'planner.adapters.ttlang.tool.opt_main:main'\n"
+    )
+    reading, writing = "planner/adapters/ttlang/reading", "planner/adapters/ttlang/writing"
+    assert stage_violations("planner.adapters.ttlang.reading.probe", source, _known()) == [
+        "planner.adapters.ttlang.reading.probe:5 imports planner.adapters.ttlang.requests.kernels: "
+        f"{reading} -> planner/adapters/ttlang/requests points up",
+        "planner.adapters.ttlang.reading.probe:7 imports planner.adapters.ttlang: "
+        f"{reading} -> planner/adapters/ttlang/*.py points up",
+        "planner.adapters.ttlang.reading.probe:8 imports planner.adapters.ttlang.opt_main: "
+        f"{reading} -> planner/adapters/ttlang/*.py points up",
+        "planner.adapters.ttlang.reading.probe:10 imports planner.adapters.ttlang.writing.apply: "
+        f"{reading} -> {writing} points up",
+        "planner.adapters.ttlang.reading.probe:12 imports planner.adapters.ttlang.tool.opt_main: "
+        f"{reading} -> planner/adapters/ttlang/tool points up",
+    ]
+
+
+def test_the_face_of_an_adapter_may_import_every_stage_and_a_stray_module_is_named() -> None:
+    known = _known()
+    face = "from planner.adapters.ttlang.tool import opt_main\nfrom planner.adapters.ttlang import universe\n"
+    assert stage_violations("planner.adapters.ttlang.probe", face, known) == []
+    assert stage_violations("planner.adapters.ttlang.stray.probe", "", known) == [
+        "planner.adapters.ttlang.stray.probe is in no stage of planner.adapters.ttlang; "
+        "add it to the README and to STAGES"
+    ]
 
 
 def test_an_upward_import_is_reported_wherever_it_hides(tmp_path: Path) -> None:
@@ -167,6 +287,33 @@ def test_the_readme_lists_the_rooms_in_rank_order() -> None:
     packages = [room for _, room, _ in ROOMS if room != "ground floor"]
     assert [room for room in documented if room in packages] == packages
     assert set(documented) - set(packages) == {"planner/*.py"}
+
+
+def test_the_readme_lists_the_stages_of_each_adapter_in_rank_order() -> None:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = text.split("Stages inside an adapter (imports point down this list only", 1)[1].split("```")[1]
+    documented = [line.split()[0] for line in block.splitlines() if line.startswith("planner")]
+    for adapter, stages in STAGES.items():
+        listed = [name for name in documented if name.startswith(adapter.replace(".", "/") + "/")]
+        assert listed == [*(stage for _, stage, _ in stages), _face(adapter)]
+
+
+def test_the_design_index_gives_every_stage_its_rank() -> None:
+    text = (ROOT / "docs" / "design" / "README.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^\| `(planner/adapters/[^`]+)` \| (\d+|face) \|", text, flags=re.M)
+    expected = [
+        row
+        for adapter, stages in STAGES.items()
+        for row in [*((stage, str(rank)) for rank, stage, _ in stages), (_face(adapter), "face")]
+    ]
+    assert rows == expected
+
+
+def test_every_sub_package_of_a_staged_adapter_is_a_stage() -> None:
+    for adapter, stages in STAGES.items():
+        folder = ROOT / adapter.replace(".", "/")
+        packages = {f"{adapter}.{path.parent.name}" for path in folder.glob("*/__init__.py")}
+        assert packages == {prefix for _, _, prefixes in stages for prefix in prefixes}
 
 
 def test_the_design_index_gives_every_room_its_rank() -> None:
