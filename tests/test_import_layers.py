@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -179,24 +180,52 @@ def _known() -> set[str]:
     return set(modules) | {name + ".__init__" for name, path in modules.items() if path.name == "__init__.py"}
 
 
-def test_every_import_points_down() -> None:
+def _found_in_every_module(check: Callable[[str, str, set[str]], list[str]]) -> list[str]:
     known = _known()
-    found = [
+    return [
         problem
         for module, path in our_modules().items()
-        for problem in violations(module, path.read_text(encoding="utf-8"), known)
+        for problem in check(module, path.read_text(encoding="utf-8"), known)
     ]
-    assert found == []
+
+
+def test_every_import_points_down() -> None:
+    assert _found_in_every_module(violations) == []
 
 
 def test_every_adapter_import_points_down_its_stages() -> None:
-    known = _known()
-    found = [
-        problem
-        for module, path in our_modules().items()
-        for problem in stage_violations(module, path.read_text(encoding="utf-8"), known)
-    ]
-    assert found == []
+    assert _found_in_every_module(stage_violations) == []
+
+
+def circular(imports: dict[str, set[str]]) -> list[str]:
+    """The modules of `imports` (module -> the modules it imports) that reach themselves again."""
+    found = []
+    for start in imports:
+        seen: set[str] = set()
+        pending = list(imports[start])
+        while pending and start not in seen:
+            module = pending.pop()
+            if module not in seen:
+                seen.add(module)
+                pending += imports.get(module, ())
+        if start in seen:
+            found.append(start)
+    return sorted(found)
+
+
+def test_no_module_of_a_staged_adapter_reaches_itself_through_its_imports() -> None:
+    known, modules = _known(), our_modules()
+    imports = {
+        module: {target for _, target in imported_modules(module, path.read_text(encoding="utf-8"), known)}
+        for module, path in modules.items()
+        if adapter_of(module) is not None
+    }
+    assert circular({module: targets - {module} for module, targets in imports.items()}) == []
+
+
+def test_a_circle_is_found_through_every_module_on_it() -> None:
+    imports = {"a": {"b"}, "b": {"c", "d"}, "c": {"a"}, "d": set(), "e": {"a"}}
+    assert circular(imports) == ["a", "b", "c"]
 
 
 def test_an_upward_stage_import_is_reported_wherever_it_hides() -> None:
