@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from planner.adapters import detect_adapter, plan_with
-from planner.adapters.pypto.program import imports_pypto
+from planner.adapters.pypto.reading.program import imports_pypto
 from planner.budget import WATCHDOG_GRACE
 from planner.cli.module_paths import file_context
 from planner.cli.request_files import answer_request_file
