@@ -3,7 +3,8 @@
 Each room is a package (or, on the ground floor, a set of modules). A module may import its
 own room and any room of a lower rank; rooms of one rank are independent of each other.
 Every import counts: module level, inside functions, under `TYPE_CHECKING`, and the
-`"module:attribute"` references a registry loads by name.
+`"module:attribute"` references a registry loads by name. Inside an adapter split by stage,
+the stages are ranked the same way (`STAGES`).
 """
 
 from __future__ import annotations
@@ -42,6 +43,20 @@ ROOMS: tuple[tuple[int, str, tuple[str, ...]], ...] = (
     (6, "planner/cli", ("planner.cli",)),
     (6, "planner/testing", ("planner.testing",)),
 )
+
+# Inside one adapter: (rank, stage, the module prefixes it holds); a module may import its own stage
+# and stages of a lower rank of the same adapter, never one of the same or a higher rank.
+# The adapter's face (its package `__init__` and the modules directly in it, such as pypto's
+# `driver`) ranks above every stage: it may import any stage, and no stage may import it.
+STAGES: dict[str, tuple[tuple[int, str, tuple[str, ...]], ...]] = {
+    "planner.adapters.pypto": (
+        (0, "pypto/base", ("planner.adapters.pypto.base",)),
+        (1, "pypto/constants", ("planner.adapters.pypto.constants",)),
+        (2, "pypto/reading", ("planner.adapters.pypto.reading",)),
+        (3, "pypto/requests", ("planner.adapters.pypto.requests",)),
+        (4, "pypto/writing", ("planner.adapters.pypto.writing",)),
+    ),
+}
 
 _REFERENCE = re.compile(r"(planner(?:\.[a-z_][a-z0-9_]*)+):[A-Za-z_]\w*")
 
@@ -104,6 +119,51 @@ def violations(module: str, source: str, known: set[str]) -> list[str]:
     return problems
 
 
+def _inside(module: str, prefix: str) -> bool:
+    return module == prefix or module.startswith(prefix + ".")
+
+
+def face_of(adapter: str) -> str:
+    """The name of an adapter's face: `pypto/*.py`, the modules directly in its package."""
+    return adapter.rpartition(".")[2] + "/*.py"
+
+
+def stage_of(module: str, known: set[str]) -> tuple[str, int | None, str] | None:
+    """(adapter, rank, stage) of a module inside an adapter with stages (rank None: in no stage),
+    None for a module outside every such adapter. A package beside the stages is in none."""
+    for adapter, stages in STAGES.items():
+        if not _inside(module, adapter):
+            continue
+        for rank, stage, prefixes in stages:
+            if any(_inside(module, prefix) for prefix in prefixes):
+                return adapter, rank, stage
+        if module == adapter or (module.rpartition(".")[0] == adapter and f"{module}.__init__" not in known):
+            return adapter, max(rank for rank, _, _ in stages) + 1, face_of(adapter)
+        return adapter, None, ""
+    return None
+
+
+def stage_violations(module: str, source: str, known: set[str]) -> list[str]:
+    """Imports of `source` (as module `module`) between stages of its adapter that point up or sideways."""
+    here = stage_of(module, known)
+    if here is None:
+        return []
+    adapter, rank, stage = here
+    if rank is None:
+        return [f"{module} is in no stage of {adapter}; add it to STAGES and to the layout's stages"]
+    problems = []
+    for line, target in imported_modules(module, source, known):
+        there = stage_of(target, known)
+        if there is None or there[0] != adapter or there[2] == stage:
+            continue
+        if there[1] is None:
+            problems.append(f"{module}:{line} imports {target}, which is in no stage of {adapter}")
+        elif there[1] >= rank:
+            way = "up" if there[1] > rank else "sideways"
+            problems.append(f"{module}:{line} imports {target}: {stage} -> {there[2]} points {way}")
+    return problems
+
+
 def _known() -> set[str]:
     modules = our_modules()
     return set(modules) | {name + ".__init__" for name, path in modules.items() if path.name == "__init__.py"}
@@ -117,6 +177,62 @@ def test_every_import_points_down() -> None:
         for problem in violations(module, path.read_text(encoding="utf-8"), known)
     ]
     assert found == []
+
+
+def test_every_adapter_import_points_down_its_stages() -> None:
+    known = _known()
+    found = [
+        problem
+        for module, path in our_modules().items()
+        for problem in stage_violations(module, path.read_text(encoding="utf-8"), known)
+    ]
+    assert found == []
+
+
+def test_an_upward_stage_import_is_reported_wherever_it_hides(tmp_path: Path) -> None:
+    probe = tmp_path / "probe.py"
+    probe.write_text(
+        "from typing import TYPE_CHECKING\n"
+        "from planner.adapters.pypto.base import codes\n"
+        "from planner.adapters.pypto.constants.resolver import Resolver\n"
+        "from planner.adapters.pypto.reading import types\n"
+        "from planner.layout.protocol import LoadOp\n"
+        "if TYPE_CHECKING:\n"
+        "    from planner.adapters.pypto.writing.apply import plan_edits\n"
+        "def late() -> None:\n"
+        "    from planner.adapters.pypto import plan_text\n"
+        "    from . import program\n"
+        "    from ..requests import model\n"
+        "READER = 'planner.adapters.pypto.requests.reader:read_function'\n",
+        encoding="utf-8",
+    )
+    source = probe.read_text(encoding="utf-8")
+    assert stage_violations("planner.adapters.pypto.reading.probe", source, _known()) == [
+        "planner.adapters.pypto.reading.probe:7 imports planner.adapters.pypto.writing.apply: "
+        "pypto/reading -> pypto/writing points up",
+        "planner.adapters.pypto.reading.probe:9 imports planner.adapters.pypto: "
+        "pypto/reading -> pypto/*.py points up",
+        "planner.adapters.pypto.reading.probe:11 imports planner.adapters.pypto.requests.model: "
+        "pypto/reading -> pypto/requests points up",
+        "planner.adapters.pypto.reading.probe:12 imports planner.adapters.pypto.requests.reader: "
+        "pypto/reading -> pypto/requests points up",
+    ]
+
+
+def test_the_face_ranks_above_every_stage_and_a_stray_package_is_named() -> None:
+    known = _known()
+    driver = "from planner.adapters.pypto.writing.report import source_notes\n"
+    assert stage_violations("planner.adapters.pypto.driver", driver, known) == []
+    known |= {"planner.adapters.pypto.stray", "planner.adapters.pypto.stray.__init__"}
+    assert [
+        *stage_violations("planner.adapters.pypto.stray", "", known),
+        *stage_violations("planner.adapters.pypto.stray.probe", "", known),
+    ] == [
+        "planner.adapters.pypto.stray is in no stage of planner.adapters.pypto; "
+        "add it to STAGES and to the layout's stages",
+        "planner.adapters.pypto.stray.probe is in no stage of planner.adapters.pypto; "
+        "add it to STAGES and to the layout's stages",
+    ]
 
 
 def test_an_upward_import_is_reported_wherever_it_hides(tmp_path: Path) -> None:
@@ -167,6 +283,29 @@ def test_the_readme_lists_the_rooms_in_rank_order() -> None:
     packages = [room for _, room, _ in ROOMS if room != "ground floor"]
     assert [room for room in documented if room in packages] == packages
     assert set(documented) - set(packages) == {"planner/*.py"}
+
+
+def test_the_readme_lists_each_adapters_stages_in_rank_order_then_its_face() -> None:
+    block = (ROOT / "README.md").read_text(encoding="utf-8").split("Layout (imports point down", 1)[1]
+    indented = [line.split()[0] for line in block.split("```")[1].splitlines() if line.startswith("  ")]
+    for adapter, stages in STAGES.items():
+        short = adapter.rpartition(".")[2]
+        documented = [stage for stage in indented if stage.startswith(short + "/")]
+        assert documented == [stage for _, stage, _ in sorted(stages)] + [face_of(adapter)]
+
+
+def test_the_design_index_gives_every_stage_its_rank() -> None:
+    text = (ROOT / "docs" / "design" / "README.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^\| ([a-z]+) \| (\d+|face) \| `planner/adapters/([^`]+)` \|", text, flags=re.M)
+    expected = [
+        row
+        for adapter, stages in STAGES.items()
+        for row in [
+            *((adapter.rpartition(".")[2], str(rank), stage) for rank, stage, _ in sorted(stages)),
+            (adapter.rpartition(".")[2], "face", face_of(adapter)),
+        ]
+    ]
+    assert rows == expected
 
 
 def test_the_design_index_gives_every_room_its_rank() -> None:
