@@ -393,8 +393,8 @@ def generated_builder(index: int) -> str:
 def bench_model_library(files: int) -> None:
     """A generated tree of builder files importing one config module, planned in process like
     `planner batch` plans each file: median CPU time per file after one warm-up pass."""
-    from planner.adapters.pypto.kernel_constants import ResolveContext
-    from planner.adapters.pypto.module_finder import FileModules, search_roots
+    from planner.adapters.pypto.constants.kernel_constants import ResolveContext
+    from planner.adapters.pypto.constants.module_finder import FileModules, search_roots
 
     with tempfile.TemporaryDirectory() as directory:
         root = Path(directory)

@@ -11,7 +11,7 @@ import ast
 from typing import Any
 
 from planner.adapters.pypto import build_requests, plan_text
-from planner.adapters.pypto.carried import Induction, inductions
+from planner.adapters.pypto.requests.carried import Induction, inductions
 
 
 def program(body: str, rows: int = 256) -> str:

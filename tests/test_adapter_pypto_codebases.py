@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from planner.adapters.pypto import plan_text
-from planner.adapters.pypto.kernel_constants import ResolveContext
-from planner.adapters.pypto.module_finder import GivenModules
+from planner.adapters.pypto.constants.kernel_constants import ResolveContext
+from planner.adapters.pypto.constants.module_finder import GivenModules
 from planner.service.methods import invoke
 
 PLANNER = str(Path(sys.executable).with_name("planner"))

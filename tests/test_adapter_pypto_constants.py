@@ -14,9 +14,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis_budget import lowered
 
-from planner.adapters.pypto.kernel_constants import ResolveContext
-from planner.adapters.pypto.module_finder import GivenModules
-from planner.adapters.pypto.program import parse_program
+from planner.adapters.pypto.constants.kernel_constants import ResolveContext
+from planner.adapters.pypto.constants.module_finder import GivenModules
+from planner.adapters.pypto.reading.program import parse_program
 
 # Values Python computes but the resolver must not read: calls of functions, library attributes,
 # comprehensions, names bound in a branch, a list changed after it is bound.

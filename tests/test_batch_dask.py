@@ -24,7 +24,8 @@ from typing import Any
 import pytest
 
 from planner.cli import batch_dask
-from planner.cli.batch import FileResult, collect_inputs, plan_file
+from planner.cli.batch import collect_inputs, plan_file
+from planner.cli.batch_tasks import FileResult
 from planner.limits import Limits
 from tests.batch_corpus import write_corpus
 

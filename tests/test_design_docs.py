@@ -9,7 +9,7 @@ import pytest
 
 from planner import request_codes as service_codes
 from planner.adapters import UNKNOWN_FORMAT
-from planner.adapters.pypto import codes as pypto_codes
+from planner.adapters.pypto.base import codes as pypto_codes
 from planner.adapters.ttlang.base import codes as ttlang_codes
 from planner.kernelcfg import codes as kcfg_codes
 from planner.layout.diagnostics import NZ_CODES

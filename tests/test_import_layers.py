@@ -59,6 +59,13 @@ STAGES: dict[str, tuple[tuple[int, str, tuple[str, ...]], ...]] = {
         (4, "planner/adapters/ttlang/writing", ("planner.adapters.ttlang.writing",)),
         (5, "planner/adapters/ttlang/tool", ("planner.adapters.ttlang.tool",)),
     ),
+    "planner.adapters.pypto": (
+        (0, "planner/adapters/pypto/base", ("planner.adapters.pypto.base",)),
+        (1, "planner/adapters/pypto/constants", ("planner.adapters.pypto.constants",)),
+        (2, "planner/adapters/pypto/reading", ("planner.adapters.pypto.reading",)),
+        (3, "planner/adapters/pypto/requests", ("planner.adapters.pypto.requests",)),
+        (4, "planner/adapters/pypto/writing", ("planner.adapters.pypto.writing",)),
+    ),
 }
 
 _REFERENCE = re.compile(r"(planner(?:\.[a-z_][a-z0-9_]*)+):[A-Za-z_]\w*")
@@ -255,6 +262,34 @@ def test_an_upward_stage_import_is_reported_wherever_it_hides() -> None:
         f"{reading} -> {writing} points up",
         "planner.adapters.ttlang.reading.probe:12 imports planner.adapters.ttlang.tool.opt_main: "
         f"{reading} -> planner/adapters/ttlang/tool points up",
+    ]
+
+
+def test_an_upward_pypto_stage_import_is_reported_wherever_it_hides() -> None:
+    source = (
+        "from typing import TYPE_CHECKING\n"
+        "from planner.adapters.pypto.base import codes\n"
+        "from planner.adapters.pypto.constants.resolver import Resolver\n"
+        "from planner.adapters.pypto.reading import types\n"
+        "from planner.layout.protocol import LoadOp\n"
+        "if TYPE_CHECKING:\n"
+        "    from planner.adapters.pypto.writing.apply import plan_edits\n"
+        "def late() -> None:\n"
+        "    from planner.adapters.pypto import plan_text\n"
+        "    from . import program\n"
+        "    from ..requests import model\n"
+        "READER = 'planner.adapters.pypto.requests.reader:read_function'\n"
+    )
+    reading = "planner/adapters/pypto/reading"
+    assert stage_violations("planner.adapters.pypto.reading.probe", source, _known()) == [
+        "planner.adapters.pypto.reading.probe:7 imports planner.adapters.pypto.writing.apply: "
+        f"{reading} -> planner/adapters/pypto/writing points up",
+        "planner.adapters.pypto.reading.probe:9 imports planner.adapters.pypto: "
+        f"{reading} -> planner/adapters/pypto/*.py points up",
+        "planner.adapters.pypto.reading.probe:11 imports planner.adapters.pypto.requests.model: "
+        f"{reading} -> planner/adapters/pypto/requests points up",
+        "planner.adapters.pypto.reading.probe:12 imports planner.adapters.pypto.requests.reader: "
+        f"{reading} -> planner/adapters/pypto/requests points up",
     ]
 
 

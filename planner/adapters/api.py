@@ -23,8 +23,8 @@ def plan_pypto(request: PyptoPlanRequest) -> AdapterPlanResponse:
 
 def given_modules(request: AdapterPlanRequest) -> Any:
     """The resolve context of a request: only the modules it carries, never a file."""
-    from planner.adapters.pypto.kernel_constants import ResolveContext
-    from planner.adapters.pypto.module_finder import GivenModules
+    from planner.adapters.pypto.constants.kernel_constants import ResolveContext
+    from planner.adapters.pypto.constants.module_finder import GivenModules
 
     modules = request.modules if isinstance(request, PyptoPlanRequest) else {}
     return ResolveContext(GivenModules(modules))

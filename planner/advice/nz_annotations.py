@@ -13,10 +13,10 @@ import ast
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from planner.adapters.pypto import codes
-from planner.adapters.pypto.expressions import callee_of, dotted_name
-from planner.adapters.pypto.program import Program
-from planner.adapters.pypto.splicing import Edit, SourcePosition, SourceText
+from planner.adapters.pypto.base import codes
+from planner.adapters.pypto.base.expressions import callee_of, dotted_name
+from planner.adapters.pypto.base.splicing import Edit, SourcePosition, SourceText
+from planner.adapters.pypto.reading.program import Program
 from planner.layout.protocol import Diagnostic
 
 _DIRECTION_WRAPPERS = ("pl.In", "pl.Out", "pl.InOut")

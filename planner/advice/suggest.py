@@ -25,11 +25,11 @@ from planner.adapters.api import given_modules
 from planner.adapters.outcome import AdapterInputError
 from planner.adapters.protocol import AdapterPlanRequest
 from planner.adapters.pypto import FunctionRequest, build_requests
-from planner.adapters.pypto.diagnostics import diagnostic_position
+from planner.adapters.pypto.base.splicing import Edit, apply_edits
+from planner.adapters.pypto.constants.kernel_constants import ResolveContext
 from planner.adapters.pypto.driver import BYTE_ORDER_MARK, read_program
-from planner.adapters.pypto.kernel_constants import ResolveContext
-from planner.adapters.pypto.program import Program, ProgramFunction
-from planner.adapters.pypto.splicing import Edit, apply_edits
+from planner.adapters.pypto.reading.program import Program, ProgramFunction
+from planner.adapters.pypto.writing.diagnostics import diagnostic_position
 from planner.advice.nz_annotations import (
     Blocked,
     ParameterSite,

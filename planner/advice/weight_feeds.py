@@ -14,8 +14,8 @@ from __future__ import annotations
 import ast
 from typing import Final
 
-from planner.adapters.pypto.expressions import callee_of, dotted_name
-from planner.adapters.pypto.reach import Env, StructuredWalk, unbind
+from planner.adapters.pypto.base.expressions import callee_of, dotted_name
+from planner.adapters.pypto.requests.reach import Env, StructuredWalk, unbind
 
 _B_OPERAND: Final = {
     **{name: 1 for name in ("pl.matmul", "pl.tile.matmul", "pl.tensor.matmul")},

@@ -12,14 +12,14 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from functools import partial
 from pathlib import Path
-from typing import Any
 
 from planner.adapters import detect_adapter, plan_with
-from planner.adapters.pypto.program import imports_pypto
+from planner.adapters.pypto.reading.program import imports_pypto
 from planner.budget import WATCHDOG_GRACE
+from planner.cli.batch_tasks import FileResult, chunk_size
 from planner.cli.module_paths import file_context
 from planner.cli.request_files import answer_request_file
 from planner.explain.conflicts import diagnostic_lines
@@ -29,19 +29,6 @@ from planner.request_codes import timed_out, to_request_error
 
 INPUT_SUFFIXES = frozenset({".py", ".mlir", ".json"})
 SKIPPED = "skipped"  # the `kind` of a .py file that is not PyPTO
-CHUNKS_PER_WORKER = 8
-MAX_CHUNK = 32  # files per task
-
-
-@dataclass(frozen=True, slots=True)
-class FileResult:
-    """One input's outcome: `exit` is what `planner plan` / `planner call` would return for it."""
-
-    input: str
-    exit: int
-    kind: str | None = None
-    diagnostics: list[str] = field(default_factory=list)
-    error: dict[str, Any] | None = None
 
 
 def collect_inputs(paths: Iterable[Path]) -> list[str]:
@@ -96,11 +83,6 @@ def _plan_file(path: str, limits: Limits, module_paths: tuple[str, ...]) -> File
         return _plan_ir(path, read_text(path, limits.max_bytes), limits.max_bytes, module_paths)
     except Exception as exc:
         return FileResult(path, 2, error=to_request_error(exc).to_json())
-
-
-def chunk_size(files: int, workers: int) -> int:
-    """Files per task: enough tasks that every worker stays busy to the end, each worth its overhead."""
-    return max(1, min(MAX_CHUNK, -(-files // (max(workers, 1) * CHUNKS_PER_WORKER))))
 
 
 def _pool(paths: list[str], workers: int, plan: Callable[[str], FileResult]) -> Iterator[FileResult]:

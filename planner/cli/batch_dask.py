@@ -23,7 +23,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from planner import extras, request_codes
-from planner.cli.batch import FileResult, chunk_size
+from planner.cli.batch_tasks import FileResult, chunk_size
 from planner.errors import RequestError, excerpt
 
 IN_FLIGHT_PER_WORKER = 2  # chunks handed to the scheduler per worker process before one completes

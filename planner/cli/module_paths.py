@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from planner.cli.io import bad_params
 
 if TYPE_CHECKING:
-    from planner.adapters.pypto.kernel_constants import ResolveContext
+    from planner.adapters.pypto.constants.kernel_constants import ResolveContext
 
 
 def add_module_options(parser: argparse.ArgumentParser, *, with_bind: bool = True) -> None:
@@ -34,8 +34,8 @@ def resolve_context(args: argparse.Namespace, filename: str) -> ResolveContext:
 
 def file_context(filename: str, paths: list[str], binds: dict[str, str], max_bytes: int) -> ResolveContext:
     """The file system search of a kernel file at `filename` (stdin: from the working directory)."""
-    from planner.adapters.pypto.kernel_constants import ResolveContext
-    from planner.adapters.pypto.module_finder import FileModules, kernel_package, search_roots
+    from planner.adapters.pypto.constants.kernel_constants import ResolveContext
+    from planner.adapters.pypto.constants.module_finder import FileModules, kernel_package, search_roots
 
     kernel = Path(filename) if filename not in ("-", "<stdin>", "<input>") else None
     roots = search_roots(kernel, paths, os.environ)

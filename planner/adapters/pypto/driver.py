@@ -12,16 +12,16 @@ from dataclasses import dataclass
 from typing import Any, get_args
 
 from planner.adapters.outcome import AdapterInputError, AdapterOutcome
-from planner.adapters.pypto import codes
-from planner.adapters.pypto.apply import plan_edits
-from planner.adapters.pypto.diagnostics import render_diagnostic
-from planner.adapters.pypto.kernel_constants import ResolveContext
-from planner.adapters.pypto.model import FunctionModel, FunctionRequest
-from planner.adapters.pypto.program import Program, parse_program
-from planner.adapters.pypto.reader import read_function
-from planner.adapters.pypto.report import kernel_notes, render_note, source_notes
-from planner.adapters.pypto.resolver import ImportWarning
-from planner.adapters.pypto.splicing import apply_edits
+from planner.adapters.pypto.base import codes
+from planner.adapters.pypto.base.splicing import apply_edits
+from planner.adapters.pypto.constants.kernel_constants import ResolveContext
+from planner.adapters.pypto.constants.resolver import ImportWarning
+from planner.adapters.pypto.reading.program import Program, parse_program
+from planner.adapters.pypto.requests.model import FunctionModel, FunctionRequest
+from planner.adapters.pypto.requests.reader import read_function
+from planner.adapters.pypto.writing.apply import plan_edits
+from planner.adapters.pypto.writing.diagnostics import render_diagnostic
+from planner.adapters.pypto.writing.report import kernel_notes, render_note, source_notes
 from planner.errors import RequestError
 from planner.layout import plan as layout_plan
 from planner.layout.protocol import LayoutPlanRequest, LayoutPlanResponse

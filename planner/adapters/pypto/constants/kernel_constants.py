@@ -11,8 +11,8 @@ import ast
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from planner.adapters.pypto.module_finder import ModuleSource, ModuleText
-from planner.adapters.pypto.resolver import ImportWarning, Resolver, Scope
+from planner.adapters.pypto.constants.module_finder import ModuleSource, ModuleText
+from planner.adapters.pypto.constants.resolver import ImportWarning, Resolver, Scope
 
 
 @dataclass(frozen=True)

@@ -15,11 +15,11 @@ import ast
 from abc import abstractmethod
 from typing import Final
 
-from planner.adapters.pypto.carried import Induction, inductions, rebound_names
-from planner.adapters.pypto.expressions import callee_of, constant_value, tuple_names
-from planner.adapters.pypto.model import ScalarValue, TensorValue, TileValue, Unknown
-from planner.adapters.pypto.types import ScalarType
-from planner.adapters.pypto.window_syntax import WindowReader
+from planner.adapters.pypto.base.expressions import callee_of, constant_value, tuple_names
+from planner.adapters.pypto.reading.types import ScalarType
+from planner.adapters.pypto.requests.carried import Induction, inductions, rebound_names
+from planner.adapters.pypto.requests.model import ScalarValue, TensorValue, TileValue, Unknown
+from planner.adapters.pypto.requests.window_syntax import WindowReader
 from planner.proofs.expr import BinOp, Const, Expr, parse_expr, to_json_value
 from planner.proofs.protocol import ForBinding, InductionBinding, IterArgBinding, ParamBinding, SpmdBinding
 

@@ -12,13 +12,21 @@ from __future__ import annotations
 import ast
 from typing import Final
 
-from planner.adapters.pypto import codes
-from planner.adapters.pypto.arguments import NOT_NZ, OP_SPELLINGS, ArgumentReader, nz_name
-from planner.adapters.pypto.expressions import SCALAR_CALLS, callee_of, constant_value
-from planner.adapters.pypto.matmul import matmul_producer, matmul_result_type
-from planner.adapters.pypto.model import Arguments, Target, TensorValue, TileValue, Unknown, Value, Window
-from planner.adapters.pypto.program import json_literal
-from planner.adapters.pypto.types import TensorType, TileType, TypeReader
+from planner.adapters.pypto.base import codes
+from planner.adapters.pypto.base.expressions import SCALAR_CALLS, callee_of, constant_value
+from planner.adapters.pypto.reading.program import json_literal
+from planner.adapters.pypto.reading.types import TensorType, TileType, TypeReader
+from planner.adapters.pypto.requests.arguments import NOT_NZ, OP_SPELLINGS, ArgumentReader, nz_name
+from planner.adapters.pypto.requests.matmul import matmul_producer, matmul_result_type
+from planner.adapters.pypto.requests.model import (
+    Arguments,
+    Target,
+    TensorValue,
+    TileValue,
+    Unknown,
+    Value,
+    Window,
+)
 from planner.layout.protocol import (
     OP_KINDS,
     CallOp,

@@ -13,9 +13,9 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from planner.adapters.pypto.apply import render_value
-from planner.adapters.pypto.model import FunctionModel
-from planner.adapters.pypto.splicing import SourcePosition, SourceText
+from planner.adapters.pypto.base.splicing import SourcePosition, SourceText
+from planner.adapters.pypto.requests.model import FunctionModel
+from planner.adapters.pypto.writing.apply import render_value
 from planner.layout.protocol import LayoutPlanResponse, ObligationRecord, PlannedOp, PlannedTensor
 
 _SPACES = re.compile(r"\s+")

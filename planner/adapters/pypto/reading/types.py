@@ -14,9 +14,9 @@ from dataclasses import dataclass, replace
 from typing import TypeAlias, cast
 
 from planner.adapters.outcome import AdapterInputError
-from planner.adapters.pypto import codes
-from planner.adapters.pypto.expressions import dotted_name
-from planner.adapters.pypto.splicing import SourceText
+from planner.adapters.pypto.base import codes
+from planner.adapters.pypto.base.expressions import dotted_name
+from planner.adapters.pypto.base.splicing import SourceText
 from planner.layout.protocol import Layout, Memory
 from planner.proofs.expr import Expr
 from planner.targets.ascend import ASCEND_DTYPES

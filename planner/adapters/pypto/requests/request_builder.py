@@ -14,9 +14,11 @@ from abc import ABC, abstractmethod
 from pydantic import JsonValue
 
 from planner.adapters.outcome import AdapterInputError
-from planner.adapters.pypto import codes
-from planner.adapters.pypto.expressions import callee_of, constant_value, int_literal, translate
-from planner.adapters.pypto.model import (
+from planner.adapters.pypto.base import codes
+from planner.adapters.pypto.base.expressions import callee_of, constant_value, int_literal, translate
+from planner.adapters.pypto.reading.program import STAMP, Program, ProgramFunction
+from planner.adapters.pypto.reading.types import ScalarType, TensorType, TileType, TypeReader
+from planner.adapters.pypto.requests.model import (
     BLOCK_QUERIES,
     Collected,
     NameTable,
@@ -28,8 +30,6 @@ from planner.adapters.pypto.model import (
     TypeSite,
     Value,
 )
-from planner.adapters.pypto.program import STAMP, Program, ProgramFunction
-from planner.adapters.pypto.types import ScalarType, TensorType, TileType, TypeReader
 from planner.layout.protocol import LayoutOp, OtherOp, TensorSpec
 from planner.proofs.expr import Const, Expr, Name, to_json_value
 from planner.proofs.protocol import (

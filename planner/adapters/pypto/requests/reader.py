@@ -4,7 +4,7 @@ A single read-only walk in statement order collects what the planner needs: NZ t
 (parameters, then return types, then variable annotations and op results), scalar facts as
 bindings (section 7.2's fact table: scalar assignments, loop ranges, block index/count) and
 every op that touches an NZ tensor, each with a stable id and its source position. Loops
-are read by `loops.LoopReader`, ops by `ops.OpReader`, source windows by `windows.WindowReader`.
+are read by `loops.LoopReader`, ops by `ops.OpReader`, source windows by `window_syntax.WindowReader`.
 """
 
 from __future__ import annotations
@@ -15,10 +15,19 @@ from typing import Final
 from pydantic import ValidationError
 
 from planner.adapters.outcome import AdapterInputError
-from planner.adapters.pypto import codes
-from planner.adapters.pypto.expressions import SCALAR_CALLS, callee_of, int_literal, tuple_names
-from planner.adapters.pypto.loops import is_range_loop
-from planner.adapters.pypto.model import (
+from planner.adapters.pypto.base import codes
+from planner.adapters.pypto.base.expressions import SCALAR_CALLS, callee_of, int_literal, tuple_names
+from planner.adapters.pypto.reading.program import Program, ProgramFunction
+from planner.adapters.pypto.reading.types import (
+    AnnotatedType,
+    ScalarType,
+    TensorType,
+    TileType,
+    TupleType,
+    is_unshaped,
+)
+from planner.adapters.pypto.requests.loops import is_range_loop
+from planner.adapters.pypto.requests.model import (
     BLOCK_QUERIES,
     FunctionModel,
     FunctionRequest,
@@ -27,18 +36,9 @@ from planner.adapters.pypto.model import (
     TileValue,
     Unknown,
 )
-from planner.adapters.pypto.ops import YIELD
-from planner.adapters.pypto.passthrough import PassThroughReader
-from planner.adapters.pypto.program import Program, ProgramFunction
-from planner.adapters.pypto.types import (
-    AnnotatedType,
-    ScalarType,
-    TensorType,
-    TileType,
-    TupleType,
-    is_unshaped,
-)
-from planner.adapters.pypto.window_syntax import is_kernel_scope
+from planner.adapters.pypto.requests.ops import YIELD
+from planner.adapters.pypto.requests.passthrough import PassThroughReader
+from planner.adapters.pypto.requests.window_syntax import is_kernel_scope
 from planner.layout.protocol import LayoutPlanRequest
 from planner.proofs.expr import to_json_value
 from planner.proofs.protocol import (

@@ -14,8 +14,8 @@ import ast
 from collections.abc import Iterator
 from typing import Final
 
-from planner.adapters.pypto.expressions import callee_of
-from planner.adapters.pypto.reach import Env, StructuredWalk
+from planner.adapters.pypto.base.expressions import callee_of
+from planner.adapters.pypto.requests.reach import Env, StructuredWalk
 
 # matmul spellings -> the positional indices of their two operands (the accumulator is not one)
 _MATMUL_OPERANDS: Final = {

@@ -22,11 +22,11 @@ from __future__ import annotations
 import ast
 from collections.abc import Sequence
 
-from planner.adapters.pypto import codes
-from planner.adapters.pypto.expressions import rename
-from planner.adapters.pypto.model import FunctionModel, OpSite
-from planner.adapters.pypto.program import STAMP, ProgramFunction
-from planner.adapters.pypto.splicing import Edit, SourceText, apply_edits
+from planner.adapters.pypto.base import codes
+from planner.adapters.pypto.base.expressions import rename
+from planner.adapters.pypto.base.splicing import Edit, SourceText, apply_edits
+from planner.adapters.pypto.reading.program import STAMP, ProgramFunction
+from planner.adapters.pypto.requests.model import FunctionModel, OpSite
 from planner.layout.protocol import LayoutPlanResponse, PlannedOp
 from planner.proofs.expr import format_expr, parse_expr
 

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Final
 
-from planner.adapters.pypto.expressions import dotted_name
+from planner.adapters.pypto.base.expressions import dotted_name
 
 # `@pl.jit` and its variants (PyPTO user guide, "Functions and Programs"); `.incore` is a kernel.
 JIT_DECORATORS: Final = frozenset(

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import ast
 
-from planner.adapters.pypto.loops import LoopReader
-from planner.adapters.pypto.model import TensorValue, Unknown
+from planner.adapters.pypto.requests.loops import LoopReader
+from planner.adapters.pypto.requests.model import TensorValue, Unknown
 from planner.layout.protocol import OtherOp
 from planner.proofs.protocol import ParamBinding
 

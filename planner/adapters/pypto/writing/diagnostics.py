@@ -7,8 +7,8 @@ same location, in source spelling and sorted by name.
 
 from __future__ import annotations
 
-from planner.adapters.pypto.model import FunctionRequest
-from planner.adapters.pypto.splicing import SourcePosition
+from planner.adapters.pypto.base.splicing import SourcePosition
+from planner.adapters.pypto.requests.model import FunctionRequest
 from planner.layout.protocol import Diagnostic
 
 

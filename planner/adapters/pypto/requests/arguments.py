@@ -10,9 +10,9 @@ from __future__ import annotations
 import ast
 from typing import Final
 
-from planner.adapters.pypto.expressions import callee_of, int_literal
-from planner.adapters.pypto.model import TensorValue, Value
-from planner.adapters.pypto.request_builder import FunctionState
+from planner.adapters.pypto.base.expressions import callee_of, int_literal
+from planner.adapters.pypto.requests.model import TensorValue, Value
+from planner.adapters.pypto.requests.request_builder import FunctionState
 from planner.proofs.expr import Expr
 
 # Spellings of the ops the planner knows (section 17: short DSL and namespaced op spellings).

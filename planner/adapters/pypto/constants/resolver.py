@@ -17,9 +17,9 @@ from contextlib import suppress
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from planner.adapters.pypto.constant_eval import Evaluator, External, Instance, Traced, Unresolved
-from planner.adapters.pypto.module_finder import ModuleSource, ModuleText, NoModules, Unreadable
-from planner.adapters.pypto.scopes import (
+from planner.adapters.pypto.constants.constant_eval import Evaluator, External, Instance, Traced, Unresolved
+from planner.adapters.pypto.constants.module_finder import ModuleSource, ModuleText, NoModules, Unreadable
+from planner.adapters.pypto.constants.scopes import (
     Assigned,
     Binding,
     Bindings,

@@ -11,9 +11,9 @@ import ast
 from dataclasses import dataclass, field
 from typing import Final, TypeAlias
 
-from planner.adapters.pypto.program import ProgramFunction
-from planner.adapters.pypto.splicing import SourcePosition
-from planner.adapters.pypto.types import TensorType, TileType
+from planner.adapters.pypto.base.splicing import SourcePosition
+from planner.adapters.pypto.reading.program import ProgramFunction
+from planner.adapters.pypto.reading.types import TensorType, TileType
 from planner.layout.protocol import LayoutOp, LayoutPlanRequest, MatmulProducer, TensorSpec
 from planner.proofs.expr import Expr
 from planner.proofs.protocol import Binding

@@ -22,12 +22,20 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import Final
 
-from planner.adapters.pypto.expressions import callee_of, dotted_name
-from planner.adapters.pypto.feeds import matmul_fed_windows
-from planner.adapters.pypto.model import Arguments, Target, TensorValue, TileValue, Unknown, Value, Window
-from planner.adapters.pypto.ops import OpReader
-from planner.adapters.pypto.program import Program, ProgramFunction
-from planner.adapters.pypto.types import TileType
+from planner.adapters.pypto.base.expressions import callee_of, dotted_name
+from planner.adapters.pypto.reading.program import Program, ProgramFunction
+from planner.adapters.pypto.reading.types import TileType
+from planner.adapters.pypto.requests.feeds import matmul_fed_windows
+from planner.adapters.pypto.requests.model import (
+    Arguments,
+    Target,
+    TensorValue,
+    TileValue,
+    Unknown,
+    Value,
+    Window,
+)
+from planner.adapters.pypto.requests.ops import OpReader
 from planner.layout.protocol import LoadOp, Memory, OtherOp
 from planner.proofs.expr import BinOp, Const, Expr, Name, Neg, format_expr
 from planner.proofs.protocol import AssignBinding

@@ -20,18 +20,18 @@ from typing import Final, Literal, TypeAlias
 from pydantic import JsonValue
 
 from planner.adapters.outcome import AdapterInputError
-from planner.adapters.pypto import codes
-from planner.adapters.pypto.expressions import constant_value, dotted_name
-from planner.adapters.pypto.kernel_constants import FileConstants, KernelConstants, ResolveContext
-from planner.adapters.pypto.kernels import (
+from planner.adapters.pypto.base import codes
+from planner.adapters.pypto.base.expressions import constant_value, dotted_name
+from planner.adapters.pypto.base.splicing import LINE_BREAK, SourceText
+from planner.adapters.pypto.constants.kernel_constants import FileConstants, KernelConstants, ResolveContext
+from planner.adapters.pypto.constants.resolver import ImportWarning
+from planner.adapters.pypto.reading.kernels import (
     FUNCTION_DECORATORS,
     JIT_DECORATORS,
     FoundKernel,
     decorator_name,
     find_kernels,
 )
-from planner.adapters.pypto.resolver import ImportWarning
-from planner.adapters.pypto.splicing import LINE_BREAK, SourceText
 
 _HEADER = re.compile(r"#[ \t]*pypto\.program:[ \t]*([A-Za-z_][A-Za-z0-9_]*)[ \t]*")
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import ast
 
-from planner.adapters.pypto.model import TileValue
-from planner.adapters.pypto.types import TileType
+from planner.adapters.pypto.reading.types import TileType
+from planner.adapters.pypto.requests.model import TileValue
 from planner.layout.protocol import MatmulProducer
 from planner.proofs.expr import Const, Expr
 from planner.targets.ascend import ASCEND_DTYPES

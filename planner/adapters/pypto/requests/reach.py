@@ -16,7 +16,7 @@ import ast
 from collections.abc import Hashable, Iterable
 from typing import Generic, TypeVar
 
-from planner.adapters.pypto.carried import rebound_names
+from planner.adapters.pypto.requests.carried import rebound_names
 
 Label = TypeVar("Label", bound=Hashable)
 Env = dict[str, int]  # name -> the node of its current value
