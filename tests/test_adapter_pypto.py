@@ -11,8 +11,9 @@ import pytest
 from planner.adapters.outcome import AdapterInputError
 from planner.adapters.pypto import build_requests, plan_text
 from planner.layout.protocol import LayoutPlanRequest, LayoutPlanResponse
+from tests.support.paths import ROOT
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "pypto"
+EXAMPLES = ROOT / "examples" / "pypto"
 
 
 def example(name: str) -> str:

@@ -17,10 +17,11 @@ from planner.adapters.pypto import plan_text
 from planner.adapters.pypto.kernel_constants import ResolveContext
 from planner.adapters.pypto.module_finder import GivenModules
 from planner.service.methods import invoke
+from tests.support.paths import ROOT
 
 PLANNER = str(Path(sys.executable).with_name("planner"))
 
-EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "pypto" / "model_lib"
+EXAMPLE = ROOT / "examples" / "pypto" / "model_lib"
 CONFIG = (EXAMPLE / "config.py").read_text()  # a frozen dataclass with a derived property
 
 # One kernel body, spelled the same wherever it is defined: its NZ decisions must not depend on where.

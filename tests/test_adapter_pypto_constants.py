@@ -12,11 +12,11 @@ from dataclasses import dataclass
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from hypothesis_budget import lowered
 
 from planner.adapters.pypto.kernel_constants import ResolveContext
 from planner.adapters.pypto.module_finder import GivenModules
 from planner.adapters.pypto.program import parse_program
+from tests.support.hypothesis_budget import lowered
 
 # Values Python computes but the resolver must not read: calls of functions, library attributes,
 # comprehensions, names bound in a branch, a list changed after it is bound.

@@ -8,15 +8,15 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
-from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from hypothesis_budget import lowered
 
 from planner.adapters.outcome import AdapterInputError
 from planner.adapters.pypto import plan_text
 from planner.layout.protocol import LayoutPlanRequest, LayoutPlanResponse
+from tests.support.hypothesis_budget import lowered
+from tests.support.paths import ROOT
 
 C0_BY_DTYPE = {"INT8": 32, "FP16": 16, "FP32": 8}
 
@@ -186,7 +186,7 @@ def test_parse_then_print_is_the_identity(case: Case) -> None:
 
 EXAMPLE_TEXTS = [
     path.read_text(encoding="utf-8")
-    for path in sorted((Path(__file__).resolve().parent.parent / "examples" / "pypto").glob("*.py"))
+    for path in sorted((ROOT / "examples" / "pypto").glob("*.py"))
 ]
 
 

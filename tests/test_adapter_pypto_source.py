@@ -14,8 +14,8 @@ import pytest
 from planner.adapters.outcome import AdapterInputError, AdapterOutcome
 from planner.adapters.pypto import plan_text
 from planner.cli import main
+from tests.support.paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples" / "pypto"
 PLANNER = str(Path(sys.executable).with_name("planner"))
 

@@ -13,8 +13,9 @@ from planner.adapters.outcome import AdapterInputError
 from planner.adapters.ttlang import build_requests, parse_pass_options, plan_text
 from planner.adapters.ttlang.source import Chunk, parse_chunk, split_chunks
 from planner.kernelcfg.protocol import KernelcfgResolveRequest
+from tests.support.paths import ROOT
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "ttlang"
+EXAMPLES = ROOT / "examples" / "ttlang"
 EXAMPLE_FILES = sorted(EXAMPLES.glob("*.mlir"))
 PLANNABLE = [path for path in EXAMPLE_FILES if path.name != "unpack_conflict.mlir"]
 

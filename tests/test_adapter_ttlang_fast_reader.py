@@ -37,8 +37,8 @@ from planner.adapters.ttlang.source import (
     split_chunks,
     ttlang_context,
 )
+from tests.support.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 FILES = sorted([*(ROOT / "examples").rglob("*.mlir"), *(ROOT / "tests" / "lit").rglob("*.mlir")])
 DTYPES = ("f32", "bf16", "f16")
 UNARY = ("exp", "log", "relu", "neg")

@@ -11,11 +11,11 @@ from dataclasses import dataclass
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from hypothesis_budget import lowered
 
 from planner.adapters.outcome import AdapterInputError
 from planner.adapters.ttlang import build_requests, plan_text
 from planner.adapters.ttlang.source import Chunk, parse_chunk
+from tests.support.hypothesis_budget import lowered
 
 TILE = "!ttcore.tile<32x32, f32>"
 CB = f"!ttl.cb<[1, 1], {TILE}, 2>"

@@ -17,8 +17,8 @@ from planner.adapters.ttlang import build_requests, plan_text
 from planner.adapters.ttlang.printing import canonical_text
 from planner.adapters.ttlang.raw_body import one_line
 from planner.adapters.ttlang.source import Chunk, is_blank, parse_chunk, split_chunks
+from tests.support.paths import ROOT
 
-ROOT = Path(__file__).parent.parent
 INPUTS = sorted(
     path
     for folder in (ROOT / "tests", ROOT / "examples")

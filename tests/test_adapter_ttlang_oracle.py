@@ -6,7 +6,6 @@ left out), so agreement shows the adapter reads the IR the way a person reads th
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,8 +13,9 @@ import pytest
 from planner.adapters.ttlang import plan_text
 from planner.kernelcfg import resolve
 from planner.kernelcfg.protocol import KernelcfgResolveRequest
+from tests.support.paths import ROOT
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "ttlang"
+EXAMPLES = ROOT / "examples" / "ttlang"
 
 
 def _op(

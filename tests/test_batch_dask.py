@@ -1,7 +1,7 @@
 """`planner batch --dask` gives the process pool's answers, byte for byte, on real dask clusters.
 
 A real `dask scheduler` and two `dask worker --nthreads 4` processes on loopback plan a
-generated corpus (tests/batch_corpus.py) next to `--dask local` and the process pool; a
+generated corpus (tests/support/batch_corpus.py) next to `--dask local` and the process pool; a
 worker killed mid-batch loses no input. The planner runs as the `planner` command in a
 subprocess, as a user runs it.
 """
@@ -26,7 +26,7 @@ import pytest
 from planner.cli import batch_dask
 from planner.cli.batch import FileResult, collect_inputs, plan_file
 from planner.limits import Limits
-from tests.batch_corpus import write_corpus
+from tests.support.batch_corpus import write_corpus
 
 distributed = pytest.importorskip("distributed")
 

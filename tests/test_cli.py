@@ -12,8 +12,8 @@ import pytest
 
 from planner.cli import main
 from planner.service import schemas
+from tests.support.paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
 PLANNER = str(Path(sys.executable).with_name("planner"))
 HEAVY_MODULES = ("pydantic", "z3", "xdsl", "networkx", "numpy", "planner.service.methods")

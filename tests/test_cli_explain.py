@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from planner.cli import main
+from tests.support.paths import ROOT
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+EXAMPLES = ROOT / "examples"
 
 TTLANG_CONFLICT = (
     "ttlang/unpack_conflict.mlir:10:3: error: [kcfg.dfb_unpack_conflict] op 'row', operand 0: "

@@ -7,14 +7,14 @@ from `examples/`.
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 import pytest
 
 from planner.cli import main
+from tests.support.paths import ROOT
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
-EXPECTED = Path(__file__).resolve().parent / "explain"
+EXAMPLES = ROOT / "examples"
+EXPECTED = ROOT / "tests" / "explain"
 
 
 @pytest.mark.parametrize(

@@ -16,10 +16,10 @@ import pytest
 
 from planner.adapters.ttlang.opt_main import main as opt_main
 from planner.cli import main as planner_main
+from tests.support.paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
-GOLDEN = Path(__file__).resolve().parent / "golden" / "cli.json"
+GOLDEN = ROOT / "tests" / "golden" / "cli.json"
 RECORD = os.environ.get("PLANNER_RECORD_GOLDEN") == "1"
 REPORT = "<report>"  # stands for a scratch file; its text is recorded with the answer
 

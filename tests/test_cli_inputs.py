@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 
 from planner.cli import main
+from tests.support.paths import ROOT
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+EXAMPLES = ROOT / "examples"
 REFUSED = EXAMPLES / "pypto" / "refused_wrapping_offset.py"
 
 

@@ -7,8 +7,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.support.paths import ROOT
+
 PLANNER = str(Path(sys.executable).with_name("planner"))
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+EXAMPLES = ROOT / "examples"
 
 
 def run(*arguments: str) -> tuple[int, object, str]:

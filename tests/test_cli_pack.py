@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from hypothesis_budget import lowered
 
 from planner.cli import main
 from planner.testing.oracles.nz_bytes import pack_nz, unpack_nz
+from tests.support.hypothesis_budget import lowered
 
 Tensors = dict[str, tuple[str, list[int], bytes]]
 

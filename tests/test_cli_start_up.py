@@ -10,14 +10,13 @@ import argparse
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
 from planner.cli.parser import build_parser
+from tests.support.paths import ROOT
 from tests.test_import_layers import GROUND_FLOOR
 
-ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
 
 # Never needed by a PyPTO plan or suggestion: other rooms, optional packages, the output writer.

@@ -14,8 +14,8 @@ from planner.adapters.ttlang import codes as ttlang_codes
 from planner.kernelcfg import codes as kcfg_codes
 from planner.layout.diagnostics import NZ_CODES
 from planner.proofs import errors as proof_errors
+from tests.support.paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 DESIGN = ROOT / "docs" / "design"
 CITING_TREES = ("planner", "tests", "benchmarks")
 

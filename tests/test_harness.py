@@ -30,8 +30,9 @@ from planner.testing import PassDisagreement, check_kernelcfg_pass, check_layout
 from planner.testing.oracles import enum_oracle
 from planner.testing.plugin import _bound_helper
 from planner.testing.strategies import shared_dfb_kernel_requests, wraparound_layout_requests
+from tests.support.paths import ROOT
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "harness"
+EXAMPLES = ROOT / "examples" / "harness"
 
 
 def _example(name: str) -> ModuleType:

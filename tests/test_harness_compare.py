@@ -6,7 +6,6 @@ from typing import Any
 
 from hypothesis import given
 from hypothesis import strategies as st
-from layout_json import load, tensor
 
 from planner.kernelcfg import resolve
 from planner.kernelcfg.protocol import KernelcfgResolveRequest
@@ -26,6 +25,7 @@ from planner.testing.equivalence import Context, admissible_assignments, first_d
 from planner.testing.oracles import OracleLimitExceeded, assignments, evaluate
 from planner.testing.strategies import binding_lists, proof_requests
 from planner.testing.strategies.expressions import expressions
+from tests.support.layout_json import load, tensor
 
 WRAPPING = Context(
     [ForBinding(name="nb", start=1 << 24, stop=(1 << 24) + 4), AssignBinding(name="n0", expr="nb * 256")], 32

@@ -12,7 +12,8 @@ import ast
 import re
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.support.paths import ROOT
+
 PACKAGE = ROOT / "planner"
 
 GROUND_FLOOR = (

@@ -5,7 +5,6 @@ from __future__ import annotations
 import constraint
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
-from hypothesis_budget import lowered
 
 from planner.kernelcfg import resolve
 from planner.kernelcfg.api import resolve_on
@@ -20,6 +19,7 @@ from planner.targets.tenstorrent import UnpackMode
 from planner.testing.literal_search import literal_resolve
 from planner.testing.oracles.kernel_enum import Assignment, enum_oracle, refusal
 from planner.testing.strategies.kernels import conflicting_kernel_requests, kernel_requests
+from tests.support.hypothesis_budget import lowered
 
 
 @given(kernel_requests())

@@ -14,7 +14,6 @@ import numpy as np
 import pytest
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
-from hypothesis_budget import lowered
 from pydantic import ValidationError
 
 from planner.contract import request_error_from_validation
@@ -27,6 +26,7 @@ from planner.testing.oracles.arith import evaluate
 from planner.testing.oracles.nz_bytes import pack_nz, read_window
 from planner.testing.strategies.expressions import expressions
 from planner.testing.strategies.nz import aligned_loads, leading_windows, nz_tensor_specs
+from tests.support.hypothesis_budget import lowered
 
 NUMPY_DTYPES = {"INT8": np.int8, "FP16": np.float16, "FP32": np.float32}
 Json = dict[str, Any]

@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from layout_json import load, tensor
 
 from planner.layout import check_runtime_batch_rank, plan
 from planner.layout import diagnostics as nz
@@ -13,6 +12,7 @@ from planner.layout.codegen import check_blocked
 from planner.layout.offsets import LOAD_OFFSET_RULES, ProofLedger, map_trailing_offset
 from planner.layout.protocol import LayoutPlanRequest, PlannedTensor, TensorSpec
 from planner.proofs.expr import Name
+from tests.support.layout_json import load, tensor
 
 
 def store(shape: list[Any], offsets: list[Any] | None = None, **tile: Any) -> dict[str, Any]:

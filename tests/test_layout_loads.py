@@ -5,11 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from layout_json import load, tensor
 
 from planner.errors import RequestError
 from planner.layout import plan
 from planner.layout.protocol import LayoutPlanRequest, LayoutPlanResponse, ObligationRecord
+from tests.support.layout_json import load, tensor
 
 
 def plan_loads(

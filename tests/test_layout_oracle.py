@@ -9,7 +9,6 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from hypothesis_budget import lowered
 
 from planner.layout import plan
 from planner.layout.protocol import LayoutPlanRequest, LoadOp, TensorSpec
@@ -20,6 +19,7 @@ from planner.testing.strategies.nz import (
     refused_layout_requests,
     valid_layout_requests,
 )
+from tests.support.hypothesis_budget import lowered
 
 ORACLE_DTYPES = {"INT8": np.int8, "FP16": np.float16, "FP32": np.float32, "INT64": np.int64}
 

@@ -19,8 +19,9 @@ import pytest
 
 from planner.adapters.ttlang.opt_main import main as opt_main
 from planner.errors import RequestError
+from tests.support.paths import ROOT
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+EXAMPLES = ROOT / "examples"
 CONFLICT = EXAMPLES / "ttlang" / "unpack_conflict.mlir"
 PLANNED = EXAMPLES / "ttlang" / "fpu_sfpu_mix.mlir"
 PYPTO = EXAMPLES / "pypto" / "nz_matmul_spmd.py"

@@ -18,9 +18,10 @@ from planner.adapters.ttlang.expected import expected_diagnostics, verify
 from planner.adapters.ttlang.opt_main import main, mlir_argv, pass_list
 from planner.adapters.ttlang.printing import canonical_text
 from planner.adapters.ttlang.source import Chunk, parse_chunk, ttlang_context
+from tests.support.paths import ROOT
 
-EXAMPLES = sorted((Path(__file__).parent.parent / "examples" / "ttlang").glob("*.mlir"))
-LIT_DIR = Path(__file__).parent / "lit"
+EXAMPLES = sorted((ROOT / "examples" / "ttlang").glob("*.mlir"))
+LIT_DIR = ROOT / "tests" / "lit"
 PASS = "ttl-set-compute-kernel-config"
 
 

@@ -14,7 +14,6 @@ import itertools
 
 import pytest
 from hypothesis import event, given, settings
-from hypothesis_budget import lowered
 
 from planner.proofs import Prover
 from planner.proofs.concrete import admitted
@@ -33,6 +32,7 @@ from planner.testing.oracles.arith import (
     wrap,
 )
 from planner.testing.strategies.expressions import ALL_WIDTHS, proof_requests
+from tests.support.hypothesis_budget import lowered
 
 
 def _prover(request: ProofsCheckRequest) -> Prover:

@@ -10,12 +10,12 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from layout_json import load, tensor
 
 from planner.layout import plan
 from planner.layout.protocol import LayoutPlanRequest
 from planner.proofs import ProofError, check
 from planner.proofs.protocol import ProofsCheckRequest
+from tests.support.layout_json import load, tensor
 
 WIDE_PRODUCT = [
     {"name": "m", "kind": "param", "bits": 32, "min": 0, "max": 1},

@@ -5,14 +5,14 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from planner.service.methods import METHODS, invoke, load
+from tests.support.paths import ROOT
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "json"
+EXAMPLES = ROOT / "examples" / "json"
 
 
 def _examples() -> list[tuple[str, str, dict[str, Any]]]:

@@ -6,13 +6,11 @@ import json
 import subprocess
 import sys
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from hypothesis_budget import lowered
 
 from planner import request_codes
 from planner.budget import deadline_after
@@ -20,9 +18,11 @@ from planner.limits import Limits, dump_json, json_length, parse_json
 from planner.service.bounded import MAX_BYTES, MAX_DFBS, MAX_OPS, bounded
 from planner.service.workers import WorkerPool
 from planner.testing.strategies.kernels import kernel_requests
+from tests.support.hypothesis_budget import lowered
+from tests.support.paths import ROOT
 
 KERNEL: dict[str, Any] = json.loads(
-    (Path(__file__).resolve().parent.parent / "examples" / "json" / "kernelcfg-resolve.json").read_text()
+    (ROOT / "examples" / "json" / "kernelcfg-resolve.json").read_text()
 )["params"]
 
 
@@ -84,7 +84,7 @@ def test_after_the_preload_no_inline_answer_imports_a_module() -> None:
     """A search, a refusal, an explanation and a precision account import their modules (ours,
     python-constraint, networkx) lazily in a library call; the stdio face has imported them at
     start, so none is imported inside a deadline."""
-    examples = Path(__file__).resolve().parent.parent / "examples" / "json"
+    examples = ROOT / "examples" / "json"
     probe = (
         "import json, sys\n"
         "from planner.service.bounded import preload\n"

@@ -26,8 +26,9 @@ from planner.limits import Limits
 from planner.service.client import PlannerClient, ServiceError
 from planner.service.methods import METHODS, answer
 from planner.service.stdio import serve_stdio
+from tests.support.paths import ROOT
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "json"
+EXAMPLES = ROOT / "examples" / "json"
 LIMITS = Limits(max_bytes=64 * 1024, time_budget=None)
 
 

@@ -24,14 +24,15 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_service_hostile import HARD, chain
 
 from planner import request_codes
 from planner.errors import TOO_DEEP
 from planner.service.client import PlannerClient, ServiceError
 from planner.service.methods import METHODS
+from tests.support.paths import ROOT
+from tests.test_service_hostile import HARD, chain
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "json"
+EXAMPLES = ROOT / "examples" / "json"
 PLANNER = str(Path(sys.executable).with_name("planner"))
 MAX_BYTES = 64 * 1024
 RSS_GROWTH_LIMIT_KB = 50 * 1024

@@ -15,8 +15,8 @@ from planner.advice.suggest import suggest, suggest_text
 from planner.advice.weight_feeds import b_operand_parameters
 from planner.cli import main
 from planner.service.methods import invoke
+from tests.support.paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "pypto" / "suggest_weights.py"
 JIT_EXAMPLE = ROOT / "examples" / "pypto" / "jit_suggest_weights.py"
 JIT_SOURCE = JIT_EXAMPLE.read_text(encoding="utf-8")

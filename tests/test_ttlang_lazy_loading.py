@@ -17,7 +17,8 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.support.paths import ROOT
+
 KERNELS = ROOT / "examples" / "ttlang"
 UNUSED_UPSTREAM = ("xdsl.dialects.tensor", "xdsl.dialects.memref", "xdsl.dialects.scf")
 _OP_NAME = re.compile(r"^\s*(?:%[\w, %:]+=\s*)?(ttl\.[\w.]+)", re.MULTILINE)

@@ -13,7 +13,8 @@ import json
 import re
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests.support.paths import ROOT
+
 SEED_GLOBS = ("examples/pypto/*.py", "examples/ttlang/*.mlir", "examples/json/*.json", "tests/lit/*.mlir")
 SWAPS = (
     ("512", "1024"),
