@@ -417,7 +417,7 @@ CASES: list[tuple[str, dict[str, Any], tuple[str, ...], str | None, int | None]]
 ]
 
 NON_PLAN_CODES = {
-    "nz.window_bounds_unproven",  # a warning: tests/test_layout_windows.py
+    "nz.window_bounds_unproven",  # a warning: tests/layout/test_layout_windows.py
     "nz.runtime_batch_rank",
     "nz.internal_unblocked_view",
     "nz.internal_divisor_not_power_of_two",
