@@ -17,7 +17,7 @@ from planner.kernelcfg.semantics import Strategy
 from planner.kernelcfg.solver import read_problem
 from planner.kernelcfg.state import Applier
 from planner.targets.tenstorrent import UnpackMode
-from tests.test_kernelcfg_outcomes import SAME, kernel, op
+from tests.kernelcfg.kernel_requests import SAME, kernel, op
 
 ADD_AND_STORE = kernel(op("add", "tile_add", 0, 1, **SAME), op("st", "tile_store", "add", result=None))
 

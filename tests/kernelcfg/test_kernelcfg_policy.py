@@ -13,7 +13,7 @@ from planner.kernelcfg.policy import ThreeState, parse_three_state, parse_unpack
 from planner.kernelcfg.requirements import collect_requirements
 from planner.kernelcfg.semantics import SEMANTICS, OpSemantics, Strategy, StrategyOption
 from planner.targets.tenstorrent import NO_TARGET, TT_DTYPES, Primitive, Route, UnpackMode
-from tests.test_kernelcfg_outcomes import ADD, SAME, assert_plan, kernel, op, planned, refused
+from tests.kernelcfg.kernel_requests import ADD, SAME, assert_plan, kernel, op, planned, refused
 
 
 @pytest.mark.parametrize(

@@ -11,7 +11,7 @@ from planner.kernelcfg import resolve
 from planner.targets.tenstorrent import NO_TARGET, TARGETS
 from planner.testing.oracles.kernel_enum import DST_TILES, enum_oracle
 from planner.testing.strategies.kernels import kernel_requests
-from tests.test_kernelcfg_outcomes import kernel, op, planned, refused
+from tests.kernelcfg.kernel_requests import kernel, op, planned, refused
 
 UPSTREAM_POLICY = {
     "fp32_dest_acc": "enabled",

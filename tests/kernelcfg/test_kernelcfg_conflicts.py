@@ -16,7 +16,7 @@ from planner.kernelcfg.records import build_records
 from planner.kernelcfg.requirements import collect_requirements
 from planner.kernelcfg.resolver import resolve_with
 from planner.kernelcfg.structural import Suggestion, free_dfb_index
-from tests.test_kernelcfg_outcomes import ADD, EXP1, SAME, kernel, op, refused
+from tests.kernelcfg.kernel_requests import ADD, EXP1, SAME, kernel, op, refused
 
 DFB = "kcfg.dfb_unpack_conflict"
 

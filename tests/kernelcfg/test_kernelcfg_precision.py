@@ -11,7 +11,7 @@ from planner.kernelcfg import resolve
 from planner.kernelcfg.protocol import KernelcfgResolveRequest, KernelcfgResolveResponse, PrecisionValue
 from planner.testing.oracles.kernel_enum import enum_oracle
 from planner.testing.strategies.kernels import kernel_requests
-from tests.test_kernelcfg_outcomes import SAME, kernel, op, refused
+from tests.kernelcfg.kernel_requests import SAME, kernel, op, refused
 
 F32 = {0: "f32", 1: "f32", 2: "f32", 3: "f32"}
 
