@@ -11,7 +11,7 @@ from planner.adapters.ttlang import build_requests, plan_text
 from planner.adapters.ttlang.configure import SetComputeKernelConfig
 from planner.cli import main
 from planner.kernelcfg.codes import KcfgError
-from tests.test_adapter_ttlang_upstream import TILE, kernel
+from tests.adapters.ttlang.kernel_text import TILE, kernel
 
 ADD = f"    %s = ttl.tile_add %x, %y into dst[%c0] : {TILE}, {TILE} -> {TILE}\n"
 SFPU = "#ttl.tile_execution_strategy<sfpu>"
