@@ -12,7 +12,6 @@ Faults are injected into the cores of every process of the service through a
 from __future__ import annotations
 
 import concurrent.futures
-import json
 import os
 import socket
 import struct
@@ -28,7 +27,9 @@ import pytest
 from planner import request_codes
 from planner.errors import TOO_DEEP
 from planner.service.client import PlannerClient
-from tests.http_service import Served, read_reply
+from tests.service.http_service import Served, read_reply
+from tests.service.memory import tree_rss_kb
+from tests.service.messages import HARD, MALFORMED, request_line
 
 TIMEOUT = 2.0
 READ_TIMEOUT = 1.0
@@ -42,7 +43,6 @@ PROOF = {
     ],
 }
 HANG, CRASH, DIVIDE, UNPRINTABLE, BAD_DETAILS = (1 << n for n in range(40, 45))
-HARD = "(a*b*c) // (a*c*b) - 1"  # Z3 cannot settle it in seconds: the cooperative deadline ends it
 
 FAULTS = f"""
 import functools, os, time
@@ -76,22 +76,6 @@ def faulty_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     site = tmp_path_factory.mktemp("faults")
     (site / "sitecustomize.py").write_text(FAULTS)
     return {**os.environ, "PYTHONPATH": str(site), "PYTHONUNBUFFERED": "1"}
-
-
-def tree_rss_kb(pid: int) -> int:
-    """Resident memory of a process and all its descendants (the service and its workers)."""
-    total, pending = 0, [pid]
-    while pending:
-        current = pending.pop()
-        proc = Path(f"/proc/{current}")
-        try:
-            status = (proc / "status").read_text()
-            children = (proc / "task" / str(current) / "children").read_text().split()
-        except OSError:
-            continue
-        total += int(next(line.split()[1] for line in status.splitlines() if line.startswith("VmRSS:")))
-        pending.extend(int(child) for child in children)
-    return total
 
 
 def fault(factor: int) -> dict[str, Any]:
@@ -142,23 +126,9 @@ def stdio(faulty_env: dict[str, str], tmp_path: Path) -> Iterator[Stdio]:
         service.process.wait()
 
 
-def request_line(method: str, params: Any, id: Any = 1) -> bytes:
-    return json.dumps({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).encode()
-
-
 def error_code(reply: Any) -> str:
     code: str = reply["error"]["data"]["code"]
     return code
-
-
-def chain(length: int) -> dict[str, Any]:
-    """A `proofs.check` over `length` chained assignments, each 16 more than the one before."""
-    bindings: list[dict[str, Any]] = [
-        {"name": "x", "kind": "param", "min": 0, "max": 4096},
-        {"name": "y0", "kind": "assign", "expr": "x * 16"},
-    ]
-    bindings += [{"name": f"y{i}", "kind": "assign", "expr": f"y{i - 1} + 16"} for i in range(1, length - 1)]
-    return {"expr": f"y{length - 2}", "bindings": bindings, "factor": 16}
 
 
 HOSTILE_LINES: dict[str, tuple[bytes, str]] = {
@@ -229,25 +199,6 @@ def web(faulty_env: dict[str, str]) -> Iterator[Http]:
     if service.process.poll() is None:
         service.process.kill()
         service.process.wait()
-
-
-MALFORMED: dict[str, tuple[bytes, int]] = {
-    "Content-Length: ²": (b"POST / HTTP/1.1\r\nContent-Length: \xc2\xb2\r\n\r\n", 400),
-    "two Content-Lengths": (b"POST / HTTP/1.1\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n{}", 400),
-    "no Content-Length": (b"POST / HTTP/1.1\r\nHost: x\r\n\r\n", 411),
-    "chunked": (b"POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", 411),
-    "PUT": (b"PUT / HTTP/1.1\r\nContent-Length: 0\r\n\r\n", 405),
-    "GET": (b"GET / HTTP/1.1\r\n\r\n", 405),
-    "a garbage request line": (b"\x00\x01 nonsense here now\r\n\r\n", 400),
-    "a 70 KB header line": (b"POST / HTTP/1.1\r\nX: " + b"a" * 70_000 + b"\r\n\r\n", 431),
-    "150 headers": (b"POST / HTTP/1.1\r\n" + b"X: y\r\n" * 150 + b"\r\n", 431),
-    "80 KB of headers in all": (
-        b"POST / HTTP/1.1\r\n" + (b"X: " + b"a" * 40_000 + b"\r\n") * 2 + b"\r\n",
-        431,
-    ),
-    "a body above --max-bytes": (b"POST / HTTP/1.1\r\nContent-Length: 4194305\r\n\r\n", 413),
-    "a body shorter than its Content-Length": (b"POST / HTTP/1.1\r\nContent-Length: 100\r\n\r\n{}", 400),
-}
 
 
 @pytest.mark.parametrize("case", sorted(MALFORMED))

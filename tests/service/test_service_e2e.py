@@ -29,31 +29,12 @@ from planner import request_codes
 from planner.errors import TOO_DEEP
 from planner.service.client import PlannerClient, ServiceError
 from planner.service.methods import METHODS
-from tests.support.paths import ROOT
-from tests.test_service_hostile import HARD, chain
+from tests.service.messages import HARD, KERNEL, LAYOUT, LAYOUT_REFUSED, PROOF, VALID_PARAMS, chain
 
-EXAMPLES = ROOT / "examples" / "json"
 PLANNER = str(Path(sys.executable).with_name("planner"))
 MAX_BYTES = 64 * 1024
 RSS_GROWTH_LIMIT_KB = 50 * 1024
 REPLY_TIMEOUT = 60.0
-
-
-def example(name: str) -> dict[str, Any]:
-    params: dict[str, Any] = json.loads((EXAMPLES / name).read_text())["params"]
-    return params
-
-
-PROOF = example("proofs-check.json")
-LAYOUT = example("layout-plan.json")
-LAYOUT_REFUSED = example("layout-plan-refused.json")
-KERNEL = example("kernelcfg-resolve.json")
-VALID_PARAMS: dict[str, dict[str, Any]] = {
-    "planner.version": {},
-    "proofs.check": PROOF,
-    "layout.plan": LAYOUT,
-    "kernelcfg.resolve": KERNEL,
-}
 
 
 def available(reference: str) -> bool:

@@ -32,9 +32,9 @@ import pytest
 from planner import request_codes
 from planner.errors import INVALID, TOO_DEEP
 from planner.service.methods import answer
-from tests.http_service import Served, http_service, read_reply
-from tests.test_service_e2e import VALID_PARAMS
-from tests.test_service_hostile import HARD, MALFORMED, request_line, tree_rss_kb
+from tests.service.http_service import Served, http_service, read_reply
+from tests.service.memory import tree_rss_kb
+from tests.service.messages import HARD, MALFORMED, VALID_PARAMS, request_line
 
 MESSAGES = 10_000
 CLIENTS = 8

@@ -21,8 +21,8 @@ import pytest
 from planner import request_codes
 from planner.service.http import BODY_BUDGET
 from planner.service.workers import WorkerPool
-from tests.http_service import VERSION, Served, http_service, read_reply
-from tests.test_service_hostile import HARD, request_line
+from tests.service.http_service import VERSION, Served, http_service, read_reply
+from tests.service.messages import HARD, request_line
 
 DEADLINE = 5.0
 PROMPT = 2.0  # a ping is answered well within this while every worker is busy up to DEADLINE
