@@ -1,7 +1,7 @@
 """Every command on every bundled example answers exactly as recorded: stdout, stderr and exit code.
 
 `tests/golden/cli.json` holds the answers. A change that alters any of them on purpose
-re-records them (`PLANNER_RECORD_GOLDEN=1 pytest tests/test_cli_golden.py`) and shows the
+re-records them (`PLANNER_RECORD_GOLDEN=1 pytest tests/cli/test_cli_golden.py`) and shows the
 difference in review; any other change must leave every byte as it was. Commands run in this
 process with the examples directory as the working directory, as a user runs them there.
 """
