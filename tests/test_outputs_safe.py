@@ -37,6 +37,19 @@ RunCli = Callable[..., tuple[int, str, str]]
 
 
 @pytest.fixture
+def run_cli(capsys: pytest.CaptureFixture[str]) -> RunCli:
+    """`planner ARGV...` in this process: its exit code, stdout and stderr."""
+    from planner.cli import main
+
+    def run(*argv: str) -> tuple[int, str, str]:
+        code = main(list(argv))
+        captured = capsys.readouterr()
+        return code, captured.out, captured.err
+
+    return run
+
+
+@pytest.fixture
 def weights(tmp_path: Path) -> Path:
     path = tmp_path / "w.npy"
     np.save(path, np.arange(32 * 32, dtype=np.int8).reshape(32, 32))
