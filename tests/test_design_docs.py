@@ -47,7 +47,7 @@ def _citations() -> list[tuple[str, str, str | None]]:
     return [
         (str(path.relative_to(ROOT)), file, section)
         for path in sources
-        if path.name != Path(__file__).name
+        if path != Path(__file__).resolve()
         for file, section in cited_sections(path.read_text(encoding="utf-8"))
     ]
 
