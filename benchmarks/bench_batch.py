@@ -3,7 +3,7 @@
 Both run as the `planner batch` command with two workers, alternating, in the same run:
 `--workers 2` (the process pool) and `--dask local --workers 2` (a local cluster of two
 one-thread worker processes, started and stopped by the command, so its start-up counts).
-The corpus is tests/batch_corpus.py's (PyPTO, TT-Lang and JSON inputs; planned, refused and
+The corpus is tests/support/batch_corpus.py's (PyPTO, TT-Lang and JSON inputs; planned, refused and
 unreadable). Reports the median wall time of each and the ratio dask / pool, and checks
 that both wrote the same bytes; then each runner's fixed cost (the median over one file:
 interpreter, pool or cluster start and stop) and the ratio with it taken off, which is what
@@ -24,7 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.batch_corpus import write_corpus
+from tests.support.batch_corpus import write_corpus
 
 TARGET_RATIO = 1.5
 PLANNER = [sys.executable, "-m", "planner.cli", "batch", "--quiet", "--workers", "2"]

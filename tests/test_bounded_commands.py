@@ -17,8 +17,9 @@ import pytest
 from planner.budget import deadline_after
 from planner.errors import RequestError
 from planner.service.workers import WorkerPool
+from tests.support.paths import ROOT
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+EXAMPLES = ROOT / "examples"
 PLANNER = [sys.executable, "-m", "planner.cli"]
 # Runs the command after it and prints its peak resident memory (KiB) as the last line of stderr.
 MEASURED = [

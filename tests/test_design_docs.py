@@ -14,8 +14,8 @@ from planner.adapters.ttlang.base import codes as ttlang_codes
 from planner.kernelcfg import codes as kcfg_codes
 from planner.layout.diagnostics import NZ_CODES
 from planner.proofs import errors as proof_errors
+from tests.support.paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 DESIGN = ROOT / "docs" / "design"
 CITING_TREES = ("planner", "tests", "benchmarks")
 
@@ -47,7 +47,7 @@ def _citations() -> list[tuple[str, str, str | None]]:
     return [
         (str(path.relative_to(ROOT)), file, section)
         for path in sources
-        if path.name != Path(__file__).name
+        if path != Path(__file__).resolve()
         for file, section in cited_sections(path.read_text(encoding="utf-8"))
     ]
 

@@ -17,7 +17,8 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.support.paths import ROOT
+
 PACKAGE = ROOT / "planner"
 
 GROUND_FLOOR = (

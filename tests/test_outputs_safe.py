@@ -19,8 +19,9 @@ import pytest
 
 from planner.adapters.ttlang.tool.opt_main import main as opt_main
 from planner.errors import RequestError
+from tests.support.paths import ROOT
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+EXAMPLES = ROOT / "examples"
 CONFLICT = EXAMPLES / "ttlang" / "unpack_conflict.mlir"
 PLANNED = EXAMPLES / "ttlang" / "fpu_sfpu_mix.mlir"
 PYPTO = EXAMPLES / "pypto" / "nz_matmul_spmd.py"
@@ -33,6 +34,19 @@ PLANNER_OPT = [
 
 
 RunCli = Callable[..., tuple[int, str, str]]
+
+
+@pytest.fixture
+def run_cli(capsys: pytest.CaptureFixture[str]) -> RunCli:
+    """`planner ARGV...` in this process: its exit code, stdout and stderr."""
+    from planner.cli import main
+
+    def run(*argv: str) -> tuple[int, str, str]:
+        code = main(list(argv))
+        captured = capsys.readouterr()
+        return code, captured.out, captured.err
+
+    return run
 
 
 @pytest.fixture

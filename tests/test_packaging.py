@@ -14,7 +14,8 @@ import tomllib
 from importlib import resources
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.support.paths import ROOT
+
 CORE_MODULES = (
     "planner.layout",
     "planner.kernelcfg",

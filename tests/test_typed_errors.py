@@ -20,8 +20,9 @@ from planner.budget import deadline_after
 from planner.cli import main
 from planner.errors import ECHO_LIMIT, RequestError
 from planner.service.methods import METHODS, answer
+from tests.support.paths import ROOT
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+EXAMPLES = ROOT / "examples"
 TYPED_CODE = re.compile(r"^request\.[a-z_]+$")
 NPY_HEAD = "{'descr': '<i1', 'fortran_order': False, 'shape': "
 FOR_LOOP = {"name": "i", "kind": "for", "start": 0, "stop": 100, "step": 1}

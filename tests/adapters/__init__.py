@@ -1,0 +1,1 @@
+"""Tests of planner/adapters: format detection here, each adapter in a folder of its own."""

@@ -1,0 +1,1 @@
+"""Tests of planner/adapters/pypto: printed programs, @pl.jit source, codebases, constants and loops."""

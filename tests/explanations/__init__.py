@@ -1,0 +1,1 @@
+"""Tests of planner/explain (golden remarks in tests/explain): conflicts, graphs, remarks, fractal maps."""

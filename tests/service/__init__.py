@@ -1,0 +1,1 @@
+"""Tests of planner/service: JSON-RPC framing, the stdio and HTTP faces, workers, limits, the client."""

@@ -1,0 +1,1 @@
+"""Helpers the test rooms share, and benchmarks reuse: none of them is a test."""

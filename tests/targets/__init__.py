@@ -1,0 +1,1 @@
+"""Tests of planner/targets: the Ascend and Tenstorrent fact tables and target construction."""

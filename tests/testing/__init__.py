@@ -1,0 +1,1 @@
+"""Tests of planner/testing: the strategies, the independent oracles, the harness and its pytest plugin."""
