@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from planner.adapters.pypto.module_finder import ModuleSource, ModuleText
 from planner.adapters.pypto.resolver import ImportWarning, Resolver, Scope
+from planner.targets.ascend import ASCEND_DTYPES
 
 
 @dataclass(frozen=True)
@@ -20,6 +21,7 @@ class KernelConstants:
     values: dict[str, int] = field(default_factory=dict)
     origins: dict[str, str] = field(default_factory=dict)  # spelling -> the imported path it was read from
     assumptions: tuple[str, ...] = ()  # `build_x(batch=16)`, one per builder whose parameters it assumes
+    dtypes: dict[str, str] = field(default_factory=dict)  # spelling -> the dtype it names (`dt` -> FP16)
 
 
 @dataclass(frozen=True)
@@ -52,6 +54,9 @@ class FileConstants:
         for spelling, expression in _read_terms(node).items():
             resolved = self._resolver.resolve(expression, scope)
             if resolved is None:
+                dtype = self._dtype(expression, scope, assumed)
+                if dtype is not None:
+                    found.dtypes[spelling] = dtype
                 continue
             found.values[spelling] = resolved.value
             if resolved.origin is not None:
@@ -62,7 +67,26 @@ class FileConstants:
             f"{builder}({', '.join(f'{name}={value}' for name, value in sorted(parameters.items()))})"
             for builder, parameters in sorted(assumed.items())
         )
-        return KernelConstants(found.values, found.origins, calls)
+        return KernelConstants(found.values, found.origins, calls, found.dtypes)
+
+    def _dtype(self, expression: ast.expr, scope: Scope, assumed: dict[str, dict[str, str]]) -> str | None:
+        """The dtype a non-literal spelling names (`dt` bound to `pl.BF16`), or None."""
+        if isinstance(expression, ast.Attribute) and dtype_of_path(ast.unparse(expression)) is not None:
+            return None  # a literal `pl.FP16` is read where it is written
+        found = self._resolver.resolve_path(expression, scope)
+        dtype = dtype_of_path(found[0]) if found is not None else None
+        if found is not None and dtype is not None:
+            for builder, parameter, value in sorted(found[1]):
+                assumed.setdefault(builder, {})[parameter] = value
+        return dtype
+
+
+def dtype_of_path(path: str) -> str | None:
+    """`pypto.language.FP16` / `pypto.language.DataType.FP16` (or `pl.` spelled) -> "FP16"."""
+    parts = path.split(".")
+    if len(parts) < 2 or parts[0] not in ("pypto", "pl") or parts[-1] not in ASCEND_DTYPES:
+        return None
+    return parts[-1] if parts[-2] in ("language", "DataType", "pl") else None
 
 
 def _read_terms(node: ast.FunctionDef) -> dict[str, ast.expr]:

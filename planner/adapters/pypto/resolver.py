@@ -130,6 +130,20 @@ class Resolver(Evaluator):
             return None
         return Resolved(value, traced.origin, assumed)
 
+    def resolve_path(
+        self, node: ast.expr, scope: Scope
+    ) -> tuple[str, frozenset[tuple[str, str, str]]] | None:
+        """The dotted path of the library object an expression certainly names (`pl.FP16` through
+        `dt = pl.FP16`, a builder default or a `--bind`), with the assumptions it took; or None."""
+        self._assumed.append(set())
+        try:
+            traced = self.evaluate(node, scope)
+        except (Unresolved, RecursionError):
+            return None
+        finally:
+            assumed = frozenset(self._assumed.pop())
+        return (traced.value.path, assumed) if isinstance(traced.value, External) else None
+
     # ---- names ------------------------------------------------------------------------------------
 
     def lookup(self, scope: Any, name: str) -> Traced:
