@@ -60,3 +60,24 @@ class PyptoPlanResponse(AdapterPlanResponse):
     """`pypto.plan`: also every kernel of the file with its status, as the report's `kernels`."""
 
     kernels: list[KernelStatus] = Field(default_factory=list)
+
+
+ExtentCauseKind = Literal[
+    "dynamic", "import_time", "builder_parameter", "mutated", "unreadable_import", "not_evaluated"
+]
+
+
+class UnresolvedExtent(ContractModel):
+    """Why a name a kernel reads has no static value (docs/design/nz-layout.md section 19).
+
+    `dynamic`: declared `pl.dynamic(..)`; `import_time`: chosen when the module is imported (it
+    reads `os.environ` / `sys.argv`); `builder_parameter`: a builder's parameter without a default
+    or `--bind`; `mutated`: bound more than once, or changed after it is bound; `unreadable_import`:
+    read from a module that could not be found or read; `not_evaluated`: computed by an expression
+    the reader does not evaluate. `file` and `line` are where the cause is written."""
+
+    name: str  # as the kernel spells it
+    cause: ExtentCauseKind
+    file: str
+    line: int | None = None
+    message: str

@@ -24,6 +24,7 @@ from planner.adapters.pypto.refusal import KernelRefusal
 from planner.adapters.pypto.report import kernel_notes, render_note, source_notes
 from planner.adapters.pypto.resolver import ImportWarning
 from planner.adapters.pypto.splicing import apply_edits
+from planner.adapters.pypto.unresolved_report import cause_notes, unresolved_extents
 from planner.errors import RequestError
 from planner.layout import plan as layout_plan
 from planner.layout.protocol import LayoutPlanRequest, LayoutPlanResponse
@@ -103,14 +104,7 @@ def plan_text(
     responses = [response for _, response in planned]
     report: dict[str, Any] = {
         "program": program.name,
-        "functions": [
-            {
-                "name": model.planned.name,
-                "request": model.planned.request.model_dump(mode="json"),
-                "response": response.model_dump(mode="json"),
-            }
-            for model, response in planned
-        ],
+        "functions": [_function_entry(model, response) for model, response in planned],
     }
     if program.warnings:
         report["warnings"] = [_warning_json(warning) for warning in program.warnings]
@@ -126,6 +120,7 @@ def plan_text(
         model, response = by_function[id(function)]
         for diagnostic in response.diagnostics:
             diagnostics += render_diagnostic(filename, model.planned, diagnostic)
+            diagnostics += cause_notes(filename, model, diagnostic)
     complete = not failures
     if program.form == "source":
         return _reported(text, filename, program, models, responses, diagnostics, report, complete)
@@ -134,6 +129,18 @@ def plan_text(
     edits = [edit for model, response in planned for edit in plan_edits(model, response, program.source)]
     planned_text = text[: len(text) - len(body)] + apply_edits(body, edits)
     return AdapterOutcome(complete, planned_text, diagnostics, report, partial=not complete)
+
+
+def _function_entry(model: FunctionModel, response: LayoutPlanResponse) -> dict[str, Any]:
+    entry: dict[str, Any] = {
+        "name": model.planned.name,
+        "request": model.planned.request.model_dump(mode="json"),
+        "response": response.model_dump(mode="json"),
+    }
+    unresolved = unresolved_extents(model, response.diagnostics)
+    if unresolved:
+        entry["unresolved"] = [extent.model_dump(mode="json", exclude_none=True) for extent in unresolved]
+    return entry
 
 
 def _reported(
