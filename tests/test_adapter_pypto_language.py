@@ -319,3 +319,16 @@ def test_unreadable_kernels_are_not_input_errors_when_another_reads() -> None:
     assert not outcome.ok and outcome.text == MIXED
     with pytest.raises(AdapterInputError):
         plan_text(HEAD + "@pl.jit\ndef k(w: pl.Tensor[[16, 16], pl.INT7, pl.NZ]):\n    return w\n")
+
+
+def test_a_printed_program_whose_planned_kernel_calls_an_unreadable_one_is_left_unchanged(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "p.py"
+    calling = PRINTED.replace("        return w\n\n", "        w = self.bad(w)\n        return w\n\n", 1)
+    assert calling != PRINTED
+    path.write_text(calling)
+    done = cli(path, "--json")
+    assert done.returncode == 1
+    assert [k["status"] for k in json.loads(done.stdout)["kernels"]] == ["planned", "unreadable"]
+    assert cli(path).stdout == ""  # not printed: blocking one side of the call would break it

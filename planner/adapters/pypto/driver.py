@@ -16,7 +16,7 @@ from planner.adapters.pypto import codes
 from planner.adapters.pypto.apply import plan_edits
 from planner.adapters.pypto.diagnostics import render_diagnostic
 from planner.adapters.pypto.kernel_constants import ResolveContext
-from planner.adapters.pypto.kernel_report import failure_lines, kernel_statuses, skipped_line
+from planner.adapters.pypto.kernel_report import calls_across, failure_lines, kernel_statuses, skipped_line
 from planner.adapters.pypto.model import FunctionModel, FunctionRequest
 from planner.adapters.pypto.program import Program, ProgramFunction, parse_program
 from planner.adapters.pypto.reader import read_function
@@ -124,7 +124,7 @@ def plan_text(
     complete = not failures
     if program.form == "source":
         return _reported(text, filename, program, models, responses, diagnostics, report, complete)
-    if not all(response.ok for response in responses):
+    if not all(response.ok for response in responses) or calls_across(program, models, failures):
         return AdapterOutcome(False, text, diagnostics, report)
     edits = [edit for model, response in planned for edit in plan_edits(model, response, program.source)]
     planned_text = text[: len(text) - len(body)] + apply_edits(body, edits)

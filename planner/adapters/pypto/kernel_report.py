@@ -8,15 +8,18 @@ answers for all the others.
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Mapping
 
 from planner.adapters.outcome import AdapterInputError
 from planner.adapters.protocol import KernelStatus
 from planner.adapters.pypto import codes
+from planner.adapters.pypto.expressions import dotted_name
+from planner.adapters.pypto.model import FunctionModel
 from planner.adapters.pypto.program import Program
 from planner.adapters.pypto.refusal import KernelRefusal
 from planner.adapters.pypto.skipped import SkippedKernel
-from planner.layout.protocol import LayoutPlanResponse
+from planner.layout.protocol import CallOp, LayoutPlanResponse
 
 
 def kernel_statuses(
@@ -61,6 +64,25 @@ def kernel_statuses(
         )
         found.append((kernel.line, kernel.column, status))
     return [status for _, _, status in sorted(found, key=lambda item: (item[0], item[1]))]
+
+
+def calls_across(
+    program: Program, models: list[FunctionModel], failures: Mapping[int, AdapterInputError]
+) -> bool:
+    """A planned function calls one that was not read, or is called by one (`self.f(..)`): the
+    tensors they pass each other would be blocked on one side only, so a printed program is
+    then left unchanged as a whole (section 15)."""
+    unread = [function for function in program.functions if id(function) in failures]
+    names = {function.node.name for function in unread}
+    planned = {model.function.node.name for model in models}
+    called = {op.callee for model in models for op in model.planned.request.ops if isinstance(op, CallOp)}
+    calling = {
+        dotted.removeprefix("self.")
+        for function in unread
+        for node in ast.walk(function.node)
+        if isinstance(node, ast.Call) and (dotted := dotted_name(node.func) or "").startswith("self.")
+    }
+    return bool(called & names) or bool(calling & planned)
 
 
 def failure_lines(filename: str, kernel: str, error: AdapterInputError) -> list[str]:
