@@ -5,7 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 from planner.adapters import AdapterName, plan_with
-from planner.adapters.protocol import AdapterPlanRequest, AdapterPlanResponse, PyptoPlanRequest
+from planner.adapters.protocol import (
+    AdapterPlanRequest,
+    AdapterPlanResponse,
+    KernelStatus,
+    PyptoPlanRequest,
+    PyptoPlanResponse,
+)
 
 
 def _plan(adapter: AdapterName, request: AdapterPlanRequest, context: Any = None) -> AdapterPlanResponse:
@@ -16,9 +22,12 @@ def _plan(adapter: AdapterName, request: AdapterPlanRequest, context: Any = None
     )
 
 
-def plan_pypto(request: PyptoPlanRequest) -> AdapterPlanResponse:
+def plan_pypto(request: PyptoPlanRequest) -> PyptoPlanResponse:
     """`pypto.plan`: plan a PyPTO program or source file, its imports given as text."""
-    return _plan("pypto", request, given_modules(request))
+    planned = _plan("pypto", request, given_modules(request))
+    listed = planned.report.get("kernels")
+    kernels = [KernelStatus.model_validate(entry) for entry in listed] if isinstance(listed, list) else []
+    return PyptoPlanResponse(**dict(planned), kernels=kernels)
 
 
 def given_modules(request: AdapterPlanRequest) -> Any:

@@ -18,6 +18,8 @@ class AdapterOutcome:
     request sent to the planning core and the response it gave. `notes` is set when the
     input is source that planning reports on instead of rewriting: `text` is then always
     the input byte-for-byte and the notes (`file:line:col: note: ...`) are the plan.
+    `partial`: not `ok` only because some kernels could not be read; the others planned, and
+    `text` (printed IR with their plans applied) or `notes` carry their plans.
     """
 
     ok: bool
@@ -25,6 +27,7 @@ class AdapterOutcome:
     diagnostics: list[str] = field(default_factory=list)
     report: dict[str, Any] = field(default_factory=dict)
     notes: list[str] | None = None
+    partial: bool = False
 
 
 class AdapterInputError(InputError):

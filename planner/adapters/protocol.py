@@ -3,7 +3,7 @@ that read one IR file the same way (`layout.suggest`)."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import Field, JsonValue
 
@@ -28,6 +28,25 @@ class PyptoPlanRequest(AdapterPlanRequest):
     ] = Field(default_factory=dict)
 
 
+KernelState = Literal["planned", "refused", "unreadable", "skipped"]
+
+
+class KernelStatus(ContractModel):
+    """One kernel of a PyPTO file as `pypto.plan` saw it (the report's `kernels`, in file order).
+
+    `planned`: its plan succeeded; `refused`: the planner refused it (`code` is the first
+    diagnostic's); `unreadable`: the reader could not read it (`code` is the adapter's);
+    `skipped`: defined in a way the reader does not follow (a parser's text, a decorator called
+    as a function). `reason` says why for every state but `planned`."""
+
+    name: str
+    status: KernelState
+    line: int | None = None
+    column: int | None = None
+    code: str | None = None
+    reason: str | None = None
+
+
 class AdapterPlanResponse(ContractModel):
     """The planned IR (or the input unchanged), compiler-style diagnostics and the per-function report."""
 
@@ -35,3 +54,30 @@ class AdapterPlanResponse(ContractModel):
     text: str
     diagnostics: list[str] = Field(default_factory=list)
     report: dict[str, JsonValue] = Field(default_factory=dict)
+
+
+class PyptoPlanResponse(AdapterPlanResponse):
+    """`pypto.plan`: also every kernel of the file with its status, as the report's `kernels`."""
+
+    kernels: list[KernelStatus] = Field(default_factory=list)
+
+
+ExtentCauseKind = Literal[
+    "dynamic", "import_time", "builder_parameter", "mutated", "unreadable_import", "not_evaluated"
+]
+
+
+class UnresolvedExtent(ContractModel):
+    """Why a name a kernel reads has no static value (docs/design/nz-layout.md section 19).
+
+    `dynamic`: declared `pl.dynamic(..)`; `import_time`: chosen when the module is imported (it
+    reads `os.environ` / `sys.argv`); `builder_parameter`: a builder's parameter without a default
+    or `--bind`; `mutated`: bound more than once, or changed after it is bound; `unreadable_import`:
+    read from a module that could not be found or read; `not_evaluated`: computed by an expression
+    the reader does not evaluate. `file` and `line` are where the cause is written."""
+
+    name: str  # as the kernel spells it
+    cause: ExtentCauseKind
+    file: str
+    line: int | None = None
+    message: str

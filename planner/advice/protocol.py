@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
+from planner.adapters.protocol import UnresolvedExtent
 from planner.contract import ContractModel
 from planner.layout.protocol import Diagnostic
 
@@ -34,6 +35,9 @@ class SuggestedTensor(ContractModel):
     # the builder calls the plan holds for (`build_x(batch=16)`)
     extents: list[str] = Field(default_factory=list)
     assumptions: list[str] = Field(default_factory=list)
+    # why each name of its shape that is not static stays symbolic (a pl.dynamic extent, an
+    # import-time choice, a builder parameter without a default, ...): never eligible
+    unresolved: list[UnresolvedExtent] = Field(default_factory=list)
 
 
 class LayoutSuggestResponse(ContractModel):

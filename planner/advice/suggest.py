@@ -23,13 +23,14 @@ from math import prod
 
 from planner.adapters.api import given_modules
 from planner.adapters.outcome import AdapterInputError
-from planner.adapters.protocol import AdapterPlanRequest
+from planner.adapters.protocol import AdapterPlanRequest, UnresolvedExtent
 from planner.adapters.pypto import FunctionRequest, build_requests
 from planner.adapters.pypto.base.splicing import Edit, apply_edits
 from planner.adapters.pypto.constants.kernel_constants import ResolveContext
 from planner.adapters.pypto.driver import BYTE_ORDER_MARK, read_program
 from planner.adapters.pypto.reading.program import Program, ProgramFunction
 from planner.adapters.pypto.writing.diagnostics import diagnostic_position
+from planner.adapters.pypto.writing.unresolved_report import parameter_unresolved
 from planner.advice.nz_annotations import (
     Blocked,
     ParameterSite,
@@ -53,6 +54,7 @@ class Candidate:
     blocked: Blocked | None  # a call passing a value no annotation can make NZ
     extents: tuple[str, ...] = ()  # where each imported extent of its shape came from
     assumptions: tuple[str, ...] = ()  # the builder calls its function's plan holds for
+    unresolved: tuple[UnresolvedExtent, ...] = ()  # why each symbolic extent of its shape is
 
     @property
     def edits(self) -> list[Edit]:
@@ -110,7 +112,8 @@ def _candidates(program: Program) -> Iterator[Candidate]:
                 )
                 assumed = function.constants.assumptions if function.constants is not None else ()
                 extents = _imported_extents(function, name)
-                yield Candidate(site, function.qualified, named, blocked, extents, assumed)
+                unresolved = tuple(parameter_unresolved(function, name))
+                yield Candidate(site, function.qualified, named, blocked, extents, assumed, unresolved)
 
 
 def _imported_extents(function: ProgramFunction, parameter: str) -> tuple[str, ...]:
@@ -148,6 +151,7 @@ def _dry_run(
         "also_annotated": [f"{caller.name} in {function}" for caller, function in candidate.callers],
         "extents": list(candidate.extents),
         "assumptions": list(candidate.assumptions),
+        "unresolved": list(candidate.unresolved),
     }
     declared = {"line": site.position.line, "column": site.position.column}
     if candidate.blocked is not None:
@@ -235,7 +239,8 @@ def render(filename: str, response: LayoutSuggestResponse) -> str:
                 + "".join(f"; warning: [{warning.code}]" for warning in tensor.warnings)
             )
         elif tensor.blocking is not None:
-            lines.append(f"{where}: ineligible: [{tensor.blocking.code}] {tensor.blocking.message}")
+            why = "".join(f"; {extent.name} is not static: {extent.message}" for extent in tensor.unresolved)
+            lines.append(f"{where}: ineligible: [{tensor.blocking.code}] {tensor.blocking.message}{why}")
         else:
             lines.append(f"{where}: ineligible: an obligation of its plan is not proven")
     return "".join(line + "\n" for line in lines)

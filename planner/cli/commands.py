@@ -116,7 +116,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
     if args.json:
         print_json(outcome.report)
         return EXIT_OK if outcome.ok else EXIT_REFUSED
-    if not outcome.ok:
+    if not outcome.ok and not outcome.partial:
         return EXIT_REFUSED
     # Source is reported, not rewritten: its notes are the output.
     planned = outcome.text if outcome.notes is None else "".join(f"{note}\n" for note in outcome.notes)
@@ -124,7 +124,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
         write(args.output, planned, "--output")
     else:
         sys.stdout.write(planned)
-    return EXIT_OK
+    return EXIT_OK if outcome.ok else EXIT_REFUSED
 
 
 def cmd_explain(args: argparse.Namespace) -> int:

@@ -94,7 +94,7 @@ METHODS: dict[str, Method] = {
             "pypto.plan",
             f"{_ADAPTERS}:PyptoPlanRequest",
             "planner.adapters.api:plan_pypto",
-            f"{_ADAPTERS}:AdapterPlanResponse",
+            f"{_ADAPTERS}:PyptoPlanResponse",
             _is_ok,
         ),
         Method(

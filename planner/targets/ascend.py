@@ -58,6 +58,8 @@ ASCEND_DTYPES: dict[str, AscendDtype] = _dtypes(
     AscendDtype("UINT8", 8),
     AscendDtype("FP8", 8, is_float=True),
     AscendDtype("FP8E4M3", 8, is_float=True),
+    AscendDtype("FP8E4M3FN", 8, is_float=True),  # pypto's pl.FP8E4M3FN: e4m3 without infinities
+    AscendDtype("FP8E8M0", 8, nz_capable=False, is_float=True),  # MX scales: their layouts are MX_*, never NZ
     AscendDtype("FP8E5M2", 8, is_float=True),
     AscendDtype("HF8", 8, is_float=True),
     AscendDtype("INT16", 16),

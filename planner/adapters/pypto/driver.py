@@ -13,15 +13,23 @@ from typing import Any, get_args
 
 from planner.adapters.outcome import AdapterInputError, AdapterOutcome
 from planner.adapters.pypto.base import codes
+from planner.adapters.pypto.base.refusal import KernelRefusal
 from planner.adapters.pypto.base.splicing import apply_edits
 from planner.adapters.pypto.constants.kernel_constants import ResolveContext
 from planner.adapters.pypto.constants.resolver import ImportWarning
-from planner.adapters.pypto.reading.program import Program, parse_program
+from planner.adapters.pypto.reading.program import Program, ProgramFunction, parse_program
 from planner.adapters.pypto.requests.model import FunctionModel, FunctionRequest
 from planner.adapters.pypto.requests.reader import read_function
 from planner.adapters.pypto.writing.apply import plan_edits
 from planner.adapters.pypto.writing.diagnostics import render_diagnostic
+from planner.adapters.pypto.writing.kernel_report import (
+    calls_across,
+    failure_lines,
+    kernel_statuses,
+    skipped_line,
+)
 from planner.adapters.pypto.writing.report import kernel_notes, render_note, source_notes
+from planner.adapters.pypto.writing.unresolved_report import cause_notes, unresolved_extents
 from planner.errors import RequestError
 from planner.layout import plan as layout_plan
 from planner.layout.protocol import LayoutPlanRequest, LayoutPlanResponse
@@ -78,47 +86,66 @@ def plan_text(
     planner: LayoutPlanner | None = None,
     context: ResolveContext | None = None,
 ) -> AdapterOutcome:
-    """Plan every function and apply the plans; a refusal returns the text unchanged.
+    """Plan every kernel that reads and apply the plans; a refusal returns the text unchanged.
 
     `options`: `target` = `a2a3` (default) | `a5`; `division` = `either` (default) | `floor` |
     `trunc`, how the compiler rounds `//` and `%` (section 7.3). `planner` replaces `planner.layout.plan`.
     `context`: where a source file's imported modules come from and `--bind` values (section 19).
-    Raises `AdapterInputError` for input that is not a readable PyPTO printed program.
+    A kernel that cannot be read is a refusal of that kernel; the others are planned (section 18).
+    Raises `AdapterInputError` for input that is not PyPTO, or when no kernel of it can be read.
     """
     body = text.removeprefix(BYTE_ORDER_MARK)  # editors may save one; positions count from after it
-    program, models = _read(body, filename, options, context)
+    program, models, failures = _read_kernels(body, filename, options, context)
     plan = planner or layout_plan
-    responses = [_plan_one(plan, model, program) for model in models]
+    planned: list[tuple[FunctionModel, LayoutPlanResponse]] = []
+    for model in models:
+        try:
+            planned.append((model, _plan_one(plan, model, program)))
+        except AdapterInputError as exc:
+            failures[id(model.function)] = exc
+    if failures and not planned and not any(isinstance(e, KernelRefusal) for e in failures.values()):
+        raise _all_problems(program, failures)  # no kernel of the file can be read
+    models = [model for model, _ in planned]
+    responses = [response for _, response in planned]
     report: dict[str, Any] = {
         "program": program.name,
-        "functions": [
-            {
-                "name": model.planned.name,
-                "request": model.planned.request.model_dump(mode="json"),
-                "response": response.model_dump(mode="json"),
-            }
-            for model, response in zip(models, responses, strict=True)
-        ],
+        "functions": [_function_entry(model, response) for model, response in planned],
     }
     if program.warnings:
         report["warnings"] = [_warning_json(warning) for warning in program.warnings]
+    statuses = kernel_statuses(program, {id(m.function): r for m, r in planned}, failures)
+    report["kernels"] = [status.model_dump(mode="json", exclude_none=True) for status in statuses]
     diagnostics = [_warning_line(warning) for warning in program.warnings]
-    diagnostics += [
-        line
-        for model, response in zip(models, responses, strict=True)
-        for diagnostic in response.diagnostics
-        for line in render_diagnostic(filename, model.planned, diagnostic)
-    ]
+    diagnostics += [skipped_line(filename, kernel) for kernel in program.skipped]
+    by_function = {id(model.function): (model, response) for model, response in planned}
+    for function in program.functions:
+        if id(function) in failures:
+            diagnostics += failure_lines(filename, function.qualified, failures[id(function)])
+            continue
+        model, response = by_function[id(function)]
+        for diagnostic in response.diagnostics:
+            diagnostics += render_diagnostic(filename, model.planned, diagnostic)
+            diagnostics += cause_notes(filename, model, diagnostic)
+    complete = not failures
     if program.form == "source":
-        return _reported(text, filename, program, models, responses, diagnostics, report)
-    if not all(response.ok for response in responses):
+        return _reported(text, filename, program, models, responses, diagnostics, report, complete)
+    if not all(response.ok for response in responses) or calls_across(program, models, failures):
         return AdapterOutcome(False, text, diagnostics, report)
-    edits = [
-        edit
-        for model, response in zip(models, responses, strict=True)
-        for edit in plan_edits(model, response, program.source)
-    ]
-    return AdapterOutcome(True, text[: len(text) - len(body)] + apply_edits(body, edits), diagnostics, report)
+    edits = [edit for model, response in planned for edit in plan_edits(model, response, program.source)]
+    planned_text = text[: len(text) - len(body)] + apply_edits(body, edits)
+    return AdapterOutcome(complete, planned_text, diagnostics, report, partial=not complete)
+
+
+def _function_entry(model: FunctionModel, response: LayoutPlanResponse) -> dict[str, Any]:
+    entry: dict[str, Any] = {
+        "name": model.planned.name,
+        "request": model.planned.request.model_dump(mode="json"),
+        "response": response.model_dump(mode="json"),
+    }
+    unresolved = unresolved_extents(model, response.diagnostics)
+    if unresolved:
+        entry["unresolved"] = [extent.model_dump(mode="json", exclude_none=True) for extent in unresolved]
+    return entry
 
 
 def _reported(
@@ -129,6 +156,7 @@ def _reported(
     responses: list[LayoutPlanResponse],
     diagnostics: list[str],
     report: dict[str, Any],
+    complete: bool,
 ) -> AdapterOutcome:
     """Section 18: source is reported, never rewritten; the notes are the plan."""
     notes: list[str] = []
@@ -143,30 +171,54 @@ def _reported(
         notes.extend(render_note(filename, note) for note in entry["notes"])
     report["form"] = "source"
     ok = all(response.ok for response in responses)
-    return AdapterOutcome(ok, text, diagnostics, report, notes if ok else None)
+    partial = ok and not complete
+    return AdapterOutcome(ok and complete, text, diagnostics, report, notes if ok else None, partial)
 
 
 def _read(
     text: str, filename: str, options: Mapping[str, str] | None, context: ResolveContext | None
 ) -> tuple[Program, list[FunctionModel]]:
+    """Every kernel read, or the first problem of each one that cannot be (`others`)."""
+    program, models, failures = _read_kernels(text, filename, options, context)
+    if failures:
+        raise _all_problems(program, failures)
+    return program, models
+
+
+def _all_problems(program: Program, failures: dict[int, AdapterInputError]) -> AdapterInputError:
+    """The first kernel's problem, carrying each further kernel's as `others`, in file order."""
+    first, *others = [failures[id(each)] for each in program.functions if id(each) in failures]
+    first.others = tuple(others)
+    return first
+
+
+def _read_kernels(
+    text: str, filename: str, options: Mapping[str, str] | None, context: ResolveContext | None
+) -> tuple[Program, list[FunctionModel], dict[int, AdapterInputError]]:
+    """The program, the models of the kernels that read and the problem of each one that does not
+    (by the id of its `ProgramFunction`)."""
     settings = adapter_options(options or {})
     try:
         program = parse_program(text, filename, context)
         models: list[FunctionModel] = []
-        errors: list[AdapterInputError] = []
+        failures: dict[int, AdapterInputError] = {}
         for function in program.functions:
             try:
                 models.append(read_function(program, function, settings.target, settings.division))
             except AdapterInputError as exc:
-                errors.append(exc)
-        if errors:
-            errors[0].others = tuple(errors[1:])
-            raise errors[0]
-        return program, models
+                failures[id(function)] = exc
+            except RecursionError:
+                failures[id(function)] = _too_deep(program, function)
+        return program, models, failures
     except RecursionError:
         raise AdapterInputError(
             codes.UNSUPPORTED_CONSTRUCT, "the program nests expressions or statements too deeply to read"
         ) from None
+
+
+def _too_deep(program: Program, function: ProgramFunction) -> AdapterInputError:
+    message = "the kernel nests expressions or statements too deeply to read"
+    return program.source.error(codes.UNSUPPORTED_CONSTRUCT, message, function.node)
 
 
 def _warning_json(warning: ImportWarning) -> dict[str, Any]:

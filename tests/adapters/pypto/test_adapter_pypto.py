@@ -494,7 +494,6 @@ def test_a_header_that_names_another_program_is_refused() -> None:
         ("while True:\n    pass", None, "adapter.pypto.unsupported_construct", (9, 9)),
         ("for i in items:\n    pass", None, "adapter.pypto.unsupported_construct", (9, 18)),
         ("return w", "w: pl.Tensor[[16, 32], pl.INT7, pl.NZ]", "adapter.pypto.unknown_dtype", (8, 43)),
-        ("return w", "w: pl.Tensor[[16, 32], pl.INT8, pl.XY]", "adapter.pypto.unsupported_type", (8, 52)),
         ("return w", "w: list[int]", "adapter.pypto.unsupported_type", (8, 23)),
         (
             "out = pl.store(t, [0, 0], o)",

@@ -35,3 +35,10 @@ ND_ARGUMENT_FOR_NZ = "adapter.pypto.nd_argument_for_nz"
 
 UNREADABLE_IMPORT = "adapter.pypto.unreadable_import"
 """A warning: a module the kernel file imports was found but cannot be read; its names stay symbolic."""
+
+SKIPPED_KERNEL = "adapter.pypto.skipped_kernel"
+"""A warning: a kernel written as text handed to a parser, or built by a decorator called as a function."""
+
+UNEVALUATED_NZ = "adapter.pypto.unevaluated_nz"
+"""A kernel refusal: an NZ decision (the dtype, shape or layout of an NZ tensor) rests on a construct
+the reader cannot evaluate; the message names the construct and what would let it be read."""

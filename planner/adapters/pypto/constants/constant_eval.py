@@ -59,7 +59,13 @@ _PLAIN = (int, float, str, bool, type(None))
 
 
 class Unresolved(Exception):
-    """The expression is outside the safe subset, or names something without a certain value."""
+    """The expression is outside the safe subset, or names something without a certain value.
+
+    `cause`: why, when the resolver knows (an `extent_causes.Cause`)."""
+
+    def __init__(self, cause: Any = None) -> None:
+        super().__init__()
+        self.cause = cause
 
 
 @dataclass(frozen=True)

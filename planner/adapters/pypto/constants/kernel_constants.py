@@ -11,8 +11,11 @@ import ast
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from planner.adapters.pypto.constants.extent_causes import Cause
 from planner.adapters.pypto.constants.module_finder import ModuleSource, ModuleText
 from planner.adapters.pypto.constants.resolver import ImportWarning, Resolver, Scope
+from planner.adapters.pypto.constants.scopes import function_bindings
+from planner.targets.ascend import ASCEND_DTYPES
 
 
 @dataclass(frozen=True)
@@ -20,6 +23,8 @@ class KernelConstants:
     values: dict[str, int] = field(default_factory=dict)
     origins: dict[str, str] = field(default_factory=dict)  # spelling -> the imported path it was read from
     assumptions: tuple[str, ...] = ()  # `build_x(batch=16)`, one per builder whose parameters it assumes
+    dtypes: dict[str, str] = field(default_factory=dict)  # spelling -> the dtype it names (`dt` -> FP16)
+    causes: dict[str, Cause] = field(default_factory=dict)  # spelling -> why it stays symbolic
 
 
 @dataclass(frozen=True)
@@ -49,9 +54,17 @@ class FileConstants:
             scope = self._resolver.function_scope(function, scope)
         found = KernelConstants()
         assumed: dict[str, dict[str, str]] = {}
+        own = function_bindings(node)
         for spelling, expression in _read_terms(node).items():
             resolved = self._resolver.resolve(expression, scope)
             if resolved is None:
+                dtype = self._dtype(expression, scope, assumed)
+                if dtype is not None:
+                    found.dtypes[spelling] = dtype
+                elif _extent_like(expression) and not own.binds(_root_name(expression)):
+                    cause = self._resolver.why(expression, scope)
+                    if cause is not None:
+                        found.causes[spelling] = cause
                 continue
             found.values[spelling] = resolved.value
             if resolved.origin is not None:
@@ -62,7 +75,26 @@ class FileConstants:
             f"{builder}({', '.join(f'{name}={value}' for name, value in sorted(parameters.items()))})"
             for builder, parameters in sorted(assumed.items())
         )
-        return KernelConstants(found.values, found.origins, calls)
+        return KernelConstants(found.values, found.origins, calls, found.dtypes, found.causes)
+
+    def _dtype(self, expression: ast.expr, scope: Scope, assumed: dict[str, dict[str, str]]) -> str | None:
+        """The dtype a non-literal spelling names (`dt` bound to `pl.BF16`), or None."""
+        if isinstance(expression, ast.Attribute) and dtype_of_path(ast.unparse(expression)) is not None:
+            return None  # a literal `pl.FP16` is read where it is written
+        found = self._resolver.resolve_path(expression, scope)
+        dtype = dtype_of_path(found[0]) if found is not None else None
+        if found is not None and dtype is not None:
+            for builder, parameter, value in sorted(found[1]):
+                assumed.setdefault(builder, {})[parameter] = value
+        return dtype
+
+
+def dtype_of_path(path: str) -> str | None:
+    """`pypto.language.FP16` / `pypto.language.DataType.FP16` (or `pl.` spelled) -> "FP16"."""
+    parts = path.split(".")
+    if len(parts) < 2 or parts[0] not in ("pypto", "pl") or parts[-1] not in ASCEND_DTYPES:
+        return None
+    return parts[-1] if parts[-2] in ("language", "DataType", "pl") else None
 
 
 def _read_terms(node: ast.FunctionDef) -> dict[str, ast.expr]:
@@ -80,6 +112,23 @@ def _read_terms(node: ast.FunctionDef) -> dict[str, ast.expr]:
             elif isinstance(inner, ast.Attribute | ast.Subscript) and _rooted(inner):
                 terms.setdefault(ast.unparse(inner), inner)
     return terms
+
+
+def _extent_like(node: ast.expr) -> bool:
+    """A name, an attribute chain or a constant subscript of one (`N`, `M.hidden`, `SHAPES[1]`):
+    what can stand for an extent, and so have a cause worth stating."""
+    while isinstance(node, ast.Attribute) or (
+        isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant)
+    ):
+        node = node.value
+    return isinstance(node, ast.Name)
+
+
+def _root_name(node: ast.expr) -> str:
+    """The name an attribute or subscript chain starts from (`M` of `M.hidden[0]`)."""
+    while isinstance(node, ast.Attribute | ast.Subscript):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else ""
 
 
 def _rooted(node: ast.expr) -> bool:

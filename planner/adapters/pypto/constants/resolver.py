@@ -11,6 +11,7 @@ build_x(batch=16)`); one without either stays symbolic. The work is bounded: at 
 from __future__ import annotations
 
 import ast
+import sys
 import warnings
 from collections.abc import Mapping
 from contextlib import suppress
@@ -18,6 +19,13 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from planner.adapters.pypto.constants.constant_eval import Evaluator, External, Instance, Traced, Unresolved
+from planner.adapters.pypto.constants.extent_causes import (
+    Cause,
+    binding_cause,
+    import_cause,
+    mutation_cause,
+    parameter_cause,
+)
 from planner.adapters.pypto.constants.module_finder import ModuleSource, ModuleText, NoModules, Unreadable
 from planner.adapters.pypto.constants.scopes import (
     Assigned,
@@ -36,6 +44,8 @@ from planner.adapters.pypto.constants.scopes import (
 MAX_MODULES: Final = 256
 INDEX_RANGE: Final = range(-(2**63), 2**63)
 _BUILTINS: Final = frozenset({"min", "max", "abs", "property"})
+# Modules that are libraries, not the user's code: not finding one on the module path is normal.
+_LIBRARIES: Final = sys.stdlib_module_names | {"pypto", "numpy", "torch", "pytest"}
 _DATACLASS: Final = ("dataclasses.dataclass",)
 _NAMED_TUPLE: Final = ("typing.NamedTuple", "typing_extensions.NamedTuple")
 _FIELD: Final = "dataclasses.field"
@@ -59,6 +69,7 @@ class Scope:
     parent: Scope | None
     module: Module
     values: dict[str, Traced] = field(default_factory=dict)  # `self` of a property being read
+    node: ast.AST | None = None  # the function or module whose body binds the names
 
 
 @dataclass(eq=False)
@@ -98,6 +109,8 @@ class Resolver(Evaluator):
         self._memo: dict[tuple[int, str], Traced | None] = {}
         self._assumed: list[set[tuple[str, str, str]]] = [set()]
         self._memo_assumed: dict[tuple[int, str], frozenset[tuple[str, str, str]]] = {}
+        self._memo_cause: dict[tuple[int, str], Cause | None] = {}
+        self._missing: dict[str, str] = {}  # module name -> why it could not be read
         self._records: dict[int, Record | None] = {}
         self._scopes: dict[int, Scope] = {}  # by the id of a node of a tree this resolver keeps
         self.main = self._module(text, tree)
@@ -106,7 +119,9 @@ class Resolver(Evaluator):
     def function_scope(self, function: ast.FunctionDef, parent: Scope) -> Scope:
         """The scope of a function defined in `parent` (kept: memoised names are keyed by scope)."""
         if id(function) not in self._scopes:
-            self._scopes[id(function)] = Scope(function_bindings(function), parent, parent.module)
+            self._scopes[id(function)] = Scope(
+                function_bindings(function), parent, parent.module, node=function
+            )
         return self._scopes[id(function)]
 
     def _class_scope(self, handle: _ClassHandle) -> Scope:
@@ -130,6 +145,42 @@ class Resolver(Evaluator):
             return None
         return Resolved(value, traced.origin, assumed)
 
+    def resolve_path(
+        self, node: ast.expr, scope: Scope
+    ) -> tuple[str, frozenset[tuple[str, str, str]]] | None:
+        """The dotted path of the library object an expression certainly names (`pl.FP16` through
+        `dt = pl.FP16`, a builder default or a `--bind`), with the assumptions it took; or None."""
+        self._assumed.append(set())
+        try:
+            traced = self.evaluate(node, scope)
+        except (Unresolved, RecursionError):
+            return None
+        finally:
+            assumed = frozenset(self._assumed.pop())
+        return (traced.value.path, assumed) if isinstance(traced.value, External) else None
+
+    def why(self, node: ast.expr, scope: Scope) -> Cause | None:
+        """Why an expression has no certain int, when the resolver can say (section 19)."""
+        self._assumed.append(set())
+        try:
+            traced = self.evaluate(node, scope)
+        except Unresolved as exc:
+            return exc.cause if isinstance(exc.cause, Cause) else None
+        except RecursionError:
+            return None
+        finally:
+            self._assumed.pop()
+        value = traced.value
+        if isinstance(value, External):
+            module = next(
+                (m for m in sorted(self._missing, key=len, reverse=True) if _within(value.path, m)), None
+            )
+            if module is not None:
+                return import_cause(
+                    ast.unparse(node), module, self._missing[module], self.main.text.origin, None
+                )
+        return None
+
     # ---- names ------------------------------------------------------------------------------------
 
     def lookup(self, scope: Any, name: str) -> Traced:
@@ -151,17 +202,24 @@ class Resolver(Evaluator):
         key = (id(scope), name)
         if key in self._memo:
             found = self._memo[key]
-            if found is None:
-                raise Unresolved  # unresolvable, or a cycle back to a name being resolved
+            if found is None:  # unresolvable, or a cycle back to a name being resolved
+                raise Unresolved(self._memo_cause.get(key))
             self._assumed[-1].update(self._memo_assumed.get(key, frozenset()))
             return found
         self._memo[key] = None
         binding = scope.bindings.certain(name)
         if binding is None:
-            raise Unresolved
+            self._memo_cause[key] = mutation_cause(name, scope.node, scope.module.text.origin)
+            raise Unresolved(self._memo_cause[key])
         self._assumed.append(set())
         try:
             found = self._binding(scope, name, binding)
+        except Unresolved as exc:
+            cause = exc.cause
+            if cause is None and isinstance(binding, Assigned):
+                cause = self._assigned_cause(scope, name, binding.value)
+            self._memo_cause[key] = cause
+            raise Unresolved(cause) from None
         finally:
             assumed = self._assumed.pop()
             self._assumed[-1].update(assumed)
@@ -187,12 +245,27 @@ class Resolver(Evaluator):
             return Traced(_ClassHandle(binding.node, scope))
         raise Unresolved
 
+    def _assigned_cause(self, scope: Scope, name: str, value: ast.expr) -> Cause:
+        """`name = value` failed without an inner cause: a read of a module that could not be
+        read, else what the value itself is (`pl.dynamic(..)`, an `os.environ` read, ...)."""
+        origin = scope.module.text.origin
+        for inner in ast.walk(value):
+            bound = scope.bindings.certain(inner.id) if isinstance(inner, ast.Name) else None
+            module = bound.module if isinstance(bound, ImportedModule | ImportedName) else None
+            if module is not None and module in self._missing:
+                return import_cause(name, module, self._missing[module], origin, value.lineno)
+        return binding_cause(name, value, origin)
+
     def _parameter(self, scope: Scope, parameter: Parameter) -> Traced:
         spelled = self._binds.get(parameter.name)
         if spelled is not None:
             node: ast.expr | None = _parse_value(spelled)
         else:
             node = parameter.default
+        if node is None and scope.parent is not None:
+            function = parameter.function
+            origin = scope.module.text.origin
+            raise Unresolved(parameter_cause(function.name, parameter.name, function.lineno, origin))
         if node is None or scope.parent is None:
             raise Unresolved
         traced = self.evaluate(node, scope.parent)
@@ -203,7 +276,7 @@ class Resolver(Evaluator):
 
     def _module(self, text: ModuleText, tree: ast.Module) -> Module:
         module = Module(text, tree)
-        module.scope = Scope(module_bindings(tree), None, module)
+        module.scope = Scope(module_bindings(tree), None, module, node=tree)
         return module
 
     def _load(self, name: str) -> Module | None:
@@ -219,8 +292,11 @@ class Resolver(Evaluator):
             text = self._source.find(name)
         except Unreadable as exc:
             self.warnings.append(ImportWarning(exc.origin, None, f"cannot read {exc.origin}: {exc.reason}"))
+            self._missing[name] = f"cannot be read ({exc.origin}: {exc.reason})"
             return None
         if text is None:
+            if name.partition(".")[0] not in _LIBRARIES:
+                self._missing[name] = "is not on the module path (--module-path)"
             return None
         try:
             with warnings.catch_warnings():
@@ -229,9 +305,11 @@ class Resolver(Evaluator):
         except SyntaxError as exc:
             message = f"{text.origin}:{exc.lineno}: not Python syntax: {exc.msg}"
             self.warnings.append(ImportWarning(text.origin, exc.lineno, message))
+            self._missing[name] = f"cannot be read ({message})"
             return None
         except (ValueError, RecursionError, MemoryError) as exc:
             self.warnings.append(ImportWarning(text.origin, None, f"cannot parse {text.origin}: {exc}"))
+            self._missing[name] = f"cannot be parsed ({text.origin})"
             return None
         self._modules[name] = self._module(text, tree)
         return self._modules[name]
@@ -377,6 +455,10 @@ class Resolver(Evaluator):
 class _ClassHandle:
     node: ast.ClassDef
     scope: Scope
+
+
+def _within(path: str, module: str) -> bool:
+    return path == module or path.startswith(f"{module}.")
 
 
 def _absolute(package: str, module: str, level: int) -> str | None:

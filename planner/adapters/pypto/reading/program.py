@@ -32,6 +32,7 @@ from planner.adapters.pypto.reading.kernels import (
     decorator_name,
     find_kernels,
 )
+from planner.adapters.pypto.reading.skipped import SkippedKernel, find_skipped
 
 _HEADER = re.compile(r"#[ \t]*pypto\.program:[ \t]*([A-Za-z_][A-Za-z0-9_]*)[ \t]*")
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -73,6 +74,7 @@ class Program:
     identifiers: frozenset[str]  # every name spelled in the text: fresh names avoid them
     form: Form = "printed"
     warnings: tuple[ImportWarning, ...] = ()  # imported modules that could not be read
+    skipped: tuple[SkippedKernel, ...] = ()  # kernels defined in a way the reader does not follow
 
 
 def parse_program(text: str, filename: str, context: ResolveContext | None = None) -> Program:
@@ -110,7 +112,8 @@ def _source_program(
     """Section 18: every kernel of the file, wherever it is defined (`kernels`), in file order,
     with the constants it reads (section 19)."""
     kernels = find_kernels(module)
-    if not kernels:
+    skipped = tuple(find_skipped(module, source))
+    if not kernels and not skipped:
         raise _not_a_program("no @pl.jit function, no @pl.program class and no '# pypto.program:' header")
     resolved = FileConstants(module, source.text, filename, context)
     functions = tuple(
@@ -120,7 +123,7 @@ def _source_program(
     name = PurePath(filename).stem if filename != "<input>" else "<input>"
     identifiers = _identifiers(source.text)
     warnings = tuple(resolved.warnings)
-    return Program(name, source, _constants(module), functions, identifiers, "source", warnings)
+    return Program(name, source, _constants(module), functions, identifiers, "source", warnings, skipped)
 
 
 def _source_function(source: SourceText, kernel: FoundKernel) -> ProgramFunction:
@@ -130,7 +133,7 @@ def _source_function(source: SourceText, kernel: FoundKernel) -> ProgramFunction
     positional = [*node.args.posonlyargs, *node.args.args]
     method = kernel.in_program and bool(positional) and positional[0].arg == "self"
     if kernel.spelled in FUNCTION_DECORATORS:
-        function = _program_function(source, node, kernel.decorator)
+        function = _program_function(source, node, kernel.decorator, opaque_attrs=True)
         return replace(function, method=method, name=kernel.name, scopes=kernel.scopes)
     incore = kernel.spelled in _KERNEL_DECORATORS
     return ProgramFunction(node, kernel.decorator, {}, None, method, incore, kernel.name, kernel.scopes)
@@ -200,11 +203,20 @@ def _program_class(module: ast.Module) -> ast.ClassDef:
     return classes[0]
 
 
-def _program_function(source: SourceText, node: ast.FunctionDef, decorator: ast.expr) -> ProgramFunction:
+def _program_function(
+    source: SourceText, node: ast.FunctionDef, decorator: ast.expr, *, opaque_attrs: bool = False
+) -> ProgramFunction:
+    """`opaque_attrs` (source): attrs that are not a literal dict of string keys are not read;
+    only printed IR carries the attribute planning reads (`STAMP`), always as a literal."""
     attrs_node: ast.Dict | None = None
     if isinstance(decorator, ast.Call):
         for keyword in decorator.keywords:
             if keyword.arg != "attrs":
+                continue
+            literal = isinstance(keyword.value, ast.Dict) and all(
+                isinstance(key, ast.Constant) and isinstance(key.value, str) for key in keyword.value.keys
+            )
+            if not literal and opaque_attrs:
                 continue
             if not isinstance(keyword.value, ast.Dict):
                 raise source.error(

@@ -27,11 +27,28 @@ def _stores(statements: list[ast.stmt]) -> Iterator[str]:
             for name in ast.walk(target):
                 if isinstance(name, ast.Name) and isinstance(name.ctx, ast.Store):
                     yield name.id
+        yield from _named_targets(statement)
+
+
+_BLOCKS = ("body", "orelse", "finalbody", "handlers", "cases")
+
+
+def _named_targets(statement: ast.stmt) -> Iterator[str]:
+    """`(n := v)` in the statement's own expressions (not its blocks'): the source reader binds
+    `n` as `n = v` would."""
+    pending: list[object] = [value for field, value in ast.iter_fields(statement) if field not in _BLOCKS]
+    while pending:
+        item = pending.pop(0)
+        if isinstance(item, list):
+            pending.extend(item)
+        elif isinstance(item, ast.AST) and not isinstance(item, ast.stmt):
+            if isinstance(item, ast.NamedExpr) and isinstance(item.target, ast.Name):
+                yield item.target.id
+            pending.extend(value for _, value in ast.iter_fields(item))
 
 
 def _nested(statements: list[ast.stmt]) -> Iterator[ast.stmt]:
-    """The statements and, depth first, every statement of their blocks (expressions are not
-    entered: the reader refuses an assignment expression)."""
+    """The statements and, depth first, every statement of their blocks."""
     for statement in statements:
         yield statement
         for block in ("body", "orelse", "finalbody"):

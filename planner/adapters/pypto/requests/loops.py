@@ -64,6 +64,8 @@ class LoopReader(WindowReader):
         loop_variable, carried = self._loop_targets(statement.target)
         keywords = {keyword.arg: keyword.value for keyword in call.keywords if keyword.arg is not None}
         initial = self._initial_values(keywords.get("init_values"), len(carried), call)
+        if initial is None:  # source: init values the reader does not pair up, none of them NZ
+            initial = [ast.Constant(None) for _ in carried]
         extent: Expr | None = None
         if kind == "spmd":
             extent = self._expr(call.args[0]) if call.args else Const(1)
@@ -111,12 +113,26 @@ class LoopReader(WindowReader):
                 return target.elts[0].id, carried
         raise self._unsupported(target, "this loop target form")
 
-    def _initial_values(self, node: ast.expr | None, count: int, call: ast.Call) -> list[ast.expr]:
+    def _initial_values(self, node: ast.expr | None, count: int, call: ast.Call) -> list[ast.expr] | None:
+        """One init expression per carried name; None (source only) when they do not pair up
+        but no name in them holds an NZ tensor, so every carried value is an unknown scalar."""
         if node is None and count == 0:
             return []
         if isinstance(node, ast.Tuple | ast.List) and len(node.elts) == count:
             return list(node.elts)
+        if self._reads_source and not self._names_nz(node):
+            if node is not None:
+                self._value(node)
+            return None
         raise self._unsupported(call, "init_values that do not match the loop's carried names")
+
+    def _names_nz(self, node: ast.expr | None) -> bool:
+        """Some name in the expression holds an NZ tensor (or a tile of one)."""
+        names = [inner.id for inner in ast.walk(node) if isinstance(inner, ast.Name)] if node else []
+        held = [self._values.get(name) for name in names]
+        return any(isinstance(value, TensorValue) and value.is_nz for value in held) or any(
+            isinstance(value, TileValue) for value in held
+        )
 
     def _carried(self, name: str, init: ast.expr) -> None:
         """A loop-carried value: a tensor or tile keeps the type of its init; a scalar is never resolved."""

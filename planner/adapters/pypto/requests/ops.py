@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 from typing import Final
 
+from planner.adapters.outcome import AdapterInputError
 from planner.adapters.pypto.base import codes
 from planner.adapters.pypto.base.expressions import SCALAR_CALLS, callee_of, constant_value
 from planner.adapters.pypto.reading.program import json_literal
@@ -57,9 +58,17 @@ class OpReader(ArgumentReader):
         if isinstance(node, ast.Subscript):
             return self._subscript(node, target)
         if isinstance(node, ast.NamedExpr):
-            raise self._unsupported(node, "an assignment expression (:=)")
+            return self._named_expression(node)
         self._scan_children(node)
         return Unknown()
+
+    def _named_expression(self, node: ast.NamedExpr) -> Value:
+        """Source: `(n := v)` binds `n` as `n = v` would (a scalar stays unknown); printed IR has none."""
+        if self._program.form != "source":
+            raise self._unsupported(node, "an assignment expression (:=)")
+        value = self._value(node.value)
+        self._assign(node.target.id, value if isinstance(value, TensorValue | TileValue) else Unknown())
+        return value
 
     def reads_call(self, callee: str) -> bool:
         """Calls the walk interprets as ops (see `reads_ir`)."""
@@ -265,7 +274,11 @@ class OpReader(ArgumentReader):
             return TileValue(target.tile, producer)
         if accumulator is not None and accumulator.type is not None:
             return TileValue(accumulator.type, producer)
-        result_dtype = self._types.dtype(flags["out_dtype"]) if "out_dtype" in flags else None
+        if "out_dtype" not in flags:
+            return TileValue(matmul_result_type(operands, producer, None), producer)
+        result_dtype = self._types.known_dtype(flags["out_dtype"])
+        if result_dtype is None:
+            return TileValue(None, producer)  # an out_dtype the reader does not evaluate: type unknown
         return TileValue(matmul_result_type(operands, producer, result_dtype), producer)
 
     def _operand_tile(self, value: Value) -> TileValue:
@@ -305,7 +318,10 @@ class OpReader(ArgumentReader):
         for function in self._program.functions:
             if function.node.name == callee and function.node.returns is not None:
                 reader = TypeReader(self._source, self._static_shape)
-                returned = reader.read(function.node.returns)
+                try:
+                    returned = reader.read(function.node.returns)
+                except AdapterInputError:
+                    return None  # that kernel reports its own annotation; this call forwards nothing
                 if isinstance(returned, TensorType) and all(isinstance(e, Const) for e in returned.shape):
                     return TensorType(returned.shape, returned.dtype, returned.layout, returned.stride)
         return None

@@ -20,6 +20,7 @@ from planner.adapters.pypto.base.expressions import SCALAR_CALLS, callee_of, int
 from planner.adapters.pypto.reading.program import Program, ProgramFunction
 from planner.adapters.pypto.reading.types import (
     AnnotatedType,
+    OpaqueType,
     ScalarType,
     TensorType,
     TileType,
@@ -143,8 +144,10 @@ class _FunctionReader(PassThroughReader):
             self._assign(parameter.arg, Unknown())
 
     def _annotation(self, node: ast.expr) -> AnnotatedType | None:
-        """Source: an annotation outside the grammar that cannot declare NZ types nothing."""
-        return self._types.read_if_known(node) if self._reads_source else self._types.read(node)
+        """Source: an annotation outside the grammar that cannot declare NZ types nothing; an
+        opaque one (certainly not NZ, not evaluated) types nothing in either form."""
+        declared = self._types.read_if_known(node) if self._reads_source else self._types.read(node)
+        return None if isinstance(declared, OpaqueType) else declared
 
     def _block(self, statements: list[ast.stmt]) -> None:
         for statement in statements:
@@ -213,7 +216,7 @@ class _FunctionReader(PassThroughReader):
         if isinstance(declared, TensorType):
             target = Target(name, tensor=self._declare(name, declared, statement.target, in_request=False))
         else:
-            target = Target(name, tile=declared)
+            target = Target(name, tile=declared if isinstance(declared, TileType) else None)
         value = self._value(statement.value, target) if statement.value is not None else Unknown()
         if target.tensor is not None:
             if target.tensor.name not in self._op_results:

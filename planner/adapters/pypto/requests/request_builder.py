@@ -51,9 +51,10 @@ class FunctionState(ABC):
         self._function = function
         self._stamped = function.attrs.get(STAMP) is True
         self._names = NameTable(program.identifiers)
-        self._types = TypeReader(program.source, self._expr)
-        self._values: dict[str, Value] = {}
         resolved = function.constants
+        dtypes = resolved.dtypes if resolved is not None else {}
+        self._types = TypeReader(program.source, self._expr, lambda node: dtypes.get(ast.unparse(node)))
+        self._values: dict[str, Value] = {}
         self._constants = dict(program.constants if resolved is None else resolved.values)  # not shadowed
         self._assigned: list[set[str]] = [set()]
         self._out = Collected()

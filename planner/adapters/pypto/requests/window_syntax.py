@@ -90,8 +90,10 @@ class WindowReader(OpReader):
         if not self._reads_source:
             return super()._subscript(node, target)
         base = self._value(node.value)
-        if not isinstance(base, TensorValue):
+        if not isinstance(base, TensorValue) or _strided(node):
             self._scan_children(node.slice)
+            if isinstance(base, TensorValue) and base.is_nz:  # a strided window: no NZ rule reads one
+                self._add_op(OtherOp(id=self._next_id("getitem"), op="getitem", args=[base.name]), node, {})
             return Unknown()
         window = self._subscript_window(node, base)
         if _is_element_read(node, base):
@@ -162,9 +164,15 @@ class WindowReader(OpReader):
     def subscript_store(self, statement: ast.Assign, subscript: ast.Subscript) -> None:
         """`out[a:b, c:d] = v` is `out = pl.assemble(out, v, [a, c])` (section 18)."""
         base = self._value(subscript.value)
-        if not isinstance(base, TensorValue):
+        if not isinstance(base, TensorValue) or (_strided(subscript) and not base.is_nz):
             self._scan_children(subscript.slice)
             self._value(statement.value)
+            return
+        if _strided(subscript):
+            self._scan_children(subscript.slice)
+            self._value(statement.value)
+            op = OtherOp(id=self._next_id("setitem"), op="setitem", args=[base.name])
+            self._add_op(op, subscript, {})  # a strided write into an NZ tensor: no NZ rule reads one
             return
         window = self._subscript_window(subscript, base)
         if not base.is_nz:
@@ -234,6 +242,17 @@ def _operand(tensor: TensorValue, window: Window, memory: Memory) -> TileValue:
     """The tile a window stages: its last two kept extents, in the tensor's dtype."""
     kept = [size for axis, size in enumerate(window.shapes) if axis not in window.drop_dims]
     return TileValue(TileType(tuple(kept[-2:]), tensor.type.dtype, memory))
+
+
+def _strided(node: ast.Subscript) -> bool:
+    """A slice of the subscript has a step other than the literal 1 (`x[0:64:2]`)."""
+    items = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+    return any(
+        isinstance(item, ast.Slice)
+        and item.step is not None
+        and not (isinstance(item.step, ast.Constant) and item.step.value == 1)
+        for item in items
+    )
 
 
 def _is_element_read(node: ast.Subscript, base: TensorValue) -> bool:
