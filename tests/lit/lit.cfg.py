@@ -14,4 +14,6 @@ config.test_exec_root = os.path.join(config.test_source_root, "Output")  # noqa:
 # The tools are installed next to the interpreter running lit (the project's virtualenv).
 tools = os.path.dirname(sys.executable)
 config.environment["PATH"] = os.pathsep.join([tools, os.environ.get("PATH", "")])  # noqa: F821
+# The tools import the tree these tests live in, whichever checkout or worktree that is.
+config.environment["PYTHONPATH"] = os.path.dirname(os.path.dirname(config.test_source_root))  # noqa: F821
 config.substitutions.append(("FileCheck", "filecheck"))  # noqa: F821
