@@ -36,7 +36,7 @@ from xdsl.parser import Parser
 from planner.adapters import pypto, ttlang
 from planner.adapters.ttlang import source
 from planner.adapters.ttlang.configure import SetComputeKernelConfig
-from planner.adapters.ttlang.printing import canonical_text
+from planner.adapters.ttlang.mlir_printer import canonical_text
 from planner.adapters.ttlang.source import Chunk, parse_chunk, ttlang_context
 from planner.layout import plan
 

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from planner.adapters.outcome import AdapterInputError
 from planner.adapters.ttlang import build_requests, plan_text
-from planner.adapters.ttlang.printing import canonical_text
+from planner.adapters.ttlang.mlir_printer import canonical_text
 from planner.adapters.ttlang.raw_body import one_line
 from planner.adapters.ttlang.source import Chunk, is_blank, parse_chunk, split_chunks
 
@@ -182,7 +182,7 @@ def test_each_op_family_prints_back_as_written(family: str) -> None:
         (
             f"  %b = ttl.bind_cb {{cb_index = 3, block_count = 2}} {{ttl.compiler_allocated}}\n"
             f"      : <[1, 1], {TILE}, 2>\n",
-            f"ttl.bind_cb {{block_count = 2 : i64, cb_index = 3 : i64, ttl.compiler_allocated}} : {CB}",
+            f"ttl.bind_cb{{cb_index = 3, block_count = 2}} {{ttl.compiler_allocated}} : <[1, 1], {TILE}, 2>",
         ),
         (
             f"  %s = scf.for %i = %c0 to %c1 step %c1 iter_args(%a = %t) -> {BLOCK} {{\n"
