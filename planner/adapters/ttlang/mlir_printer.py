@@ -49,6 +49,9 @@ from xdsl.traits import IsolatedFromAbove, SingleBlockImplicitTerminator
 DEFAULT_DIALECTS = {"builtin.module": "builtin", "func.func": "func"}
 """The ops whose regions have a default dialect (MLIR's `OpAsmOpInterface::getDefaultDialect`)."""
 _TOP_DIALECT = "builtin"
+_RECREATES_TERMINATOR = frozenset({"affine.for"})
+"""Ops whose xDSL reader adds the terminator its printer leaves out, without declaring
+`SingleBlockImplicitTerminator`."""
 _ALIASED = {AffineMapAttr: "map", AffineSetAttr: "set"}
 
 
@@ -222,7 +225,10 @@ class MlirPrinter(Printer):
         print_block_terminators: bool = True,
     ) -> None:
         parent = region.parent_op()
-        implicit = parent is not None and bool(parent.get_traits_of_type(SingleBlockImplicitTerminator))
+        implicit = parent is not None and (
+            parent.name in _RECREATES_TERMINATOR
+            or bool(parent.get_traits_of_type(SingleBlockImplicitTerminator))
+        )
         self._dialects.append(DEFAULT_DIALECTS.get(parent.name, "") if parent is not None else "")
         try:
             super().print_region(

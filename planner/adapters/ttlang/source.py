@@ -28,6 +28,7 @@ from xdsl.parser import Parser
 from xdsl.utils.exceptions import ParseError, VerifyException
 
 from planner.adapters.outcome import AdapterInputError
+from planner.adapters.ttlang.affine_if import affine_dialect
 from planner.adapters.ttlang.balanced import peek_tokens
 from planner.adapters.ttlang.codes import INVALID_IR, PARSE_ERROR
 from planner.adapters.ttlang.dominance import first_dominance_violation
@@ -131,7 +132,7 @@ class TTLangContext(Context):
         return type_type
 
 
-UPSTREAM_DIALECTS = ("func", "arith", "memref", "scf", "tensor")
+UPSTREAM_DIALECTS = ("func", "arith", "memref", "scf", "tensor", "cf")
 
 
 def add_ttlang_dialects(ctx: Context) -> None:
@@ -147,6 +148,7 @@ def _register_upstream(ctx: Context) -> None:
     upstream = get_all_dialects()
     for name in UPSTREAM_DIALECTS:
         ctx.register_dialect(name, upstream[name])
+    ctx.register_dialect("affine", affine_dialect)
 
 
 def ttlang_context() -> Context:
