@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from xdsl.dialects import affine
 from xdsl.dialects.builtin import AffineSetAttr, IndexType
-from xdsl.ir import Attribute, Dialect, Region
+from xdsl.ir import Attribute, Block, Dialect, Region
 from xdsl.irdl import (
     IRDLOperation,
     irdl_op_definition,
@@ -66,8 +66,10 @@ class AffineIfOp(IRDLOperation):
         result_types: list[Attribute] = []
         if parser.parse_optional_punctuation("->") is not None:
             result_types = list(parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_type))
-        then_region = parser.parse_region()
-        else_region = parser.parse_region() if parser.parse_optional_keyword("else") is not None else Region()
+        then_region = _with_a_block(parser.parse_region())
+        else_region = Region()
+        if parser.parse_optional_keyword("else") is not None:
+            else_region = _with_a_block(parser.parse_region())
         attributes = parser.parse_optional_attr_dict()
         op = cls.create(
             operands=operands,
@@ -111,6 +113,13 @@ class AffineIfOp(IRDLOperation):
                 self.else_region, print_entry_block_args=False, print_block_terminators=terminators
             )
         printer.print_op_attributes(self.attributes)
+
+
+def _with_a_block(region: Region) -> Region:
+    """`{}` as a region of one empty block, as MLIR reads a written region."""
+    if not region.blocks:
+        region.add_block(Block())
+    return region
 
 
 def _parse_operands(parser: Parser, delimiter: Parser.Delimiter) -> list[UnresolvedOperand]:
