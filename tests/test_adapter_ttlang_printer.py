@@ -26,7 +26,7 @@ from planner.adapters.ttlang.source import Chunk, is_blank, parse_chunk, split_c
 ROOT = Path(__file__).resolve().parent.parent
 INPUTS = sorted(
     path
-    for folder in (ROOT / "examples", ROOT / "tests" / "lit", ROOT / "tests" / "upstream")
+    for folder in (ROOT / "examples", ROOT / "tests")
     for path in folder.rglob("*.mlir")
     if "Output" not in path.parts
 )

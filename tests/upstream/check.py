@@ -10,7 +10,9 @@ of the chunk (locations inline), print it with `--mlir-print-debuginfo`, and ups
 print with locations must be the one it makes of its own debug-info print (which already lacks
 the locations of the terminators it leaves implicit). Chunks upstream does not read (its 1.1.1
 release predates parts of the dialect) are not counted. Prints the figures and the chunks that
-fail; exits 1 when any counted chunk fails.
+fail; exits 1 when a counted chunk does not read back to the same IR. The debug-info figure is
+reported only: a terminator either printer leaves implicit gets its location from where the
+reader meets its op, so its location cannot survive a print in another layout.
 
     python tests/upstream/check.py UPSTREAM_PYTHON
 """
@@ -97,6 +99,7 @@ def main(python: str) -> int:
 
     tally: Counter[tuple[str, str]] = Counter()
     failures: list[str] = []
+    plain_failures = 0
     for piece in found:
         tally[piece.corpus, "chunks"] += 1
         tally[piece.corpus, "we read"] += ours(piece.text, debuginfo=False) is not None
@@ -118,6 +121,7 @@ def main(python: str) -> int:
                 else why
             )
             failures.append(f"  {piece.name}: {why}")
+            plain_failures += 1
         elif not same_debug:
             why = "we do not read upstream's print" if printed_debug[index] is None else "differs"
             why = (
@@ -135,7 +139,7 @@ def main(python: str) -> int:
     if failures:
         print("failing chunks:")
         print("\n".join(failures))
-    return 1 if failures else 0
+    return 1 if plain_failures else 0
 
 
 if __name__ == "__main__":
