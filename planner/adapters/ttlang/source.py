@@ -28,7 +28,6 @@ from xdsl.parser import Parser
 from xdsl.utils.exceptions import ParseError, VerifyException
 
 from planner.adapters.outcome import AdapterInputError
-from planner.adapters.ttlang.affine_if import affine_dialect
 from planner.adapters.ttlang.balanced import peek_tokens
 from planner.adapters.ttlang.codes import INVALID_IR, PARSE_ERROR
 from planner.adapters.ttlang.dominance import first_dominance_violation
@@ -148,7 +147,15 @@ def _register_upstream(ctx: Context) -> None:
     upstream = get_all_dialects()
     for name in UPSTREAM_DIALECTS:
         ctx.register_dialect(name, upstream[name])
-    ctx.register_dialect("affine", affine_dialect)
+    ctx.register_dialect("affine", _affine_dialect)
+
+
+def _affine_dialect() -> Dialect:
+    """Our `affine` (xDSL's, with `affine.if` in custom syntax), imported on first use as xDSL's
+    dialects are: it imports `memref`, which a kernel not using either never loads."""
+    from planner.adapters.ttlang.affine_if import affine_dialect
+
+    return affine_dialect()
 
 
 def ttlang_context() -> Context:
