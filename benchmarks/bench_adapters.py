@@ -38,7 +38,7 @@ from planner.adapters.ttlang.reading import source
 from planner.adapters.ttlang.reading.context import ttlang_context
 from planner.adapters.ttlang.reading.source import Chunk, parse_chunk
 from planner.adapters.ttlang.writing.configure import SetComputeKernelConfig
-from planner.adapters.ttlang.writing.printing import canonical_text
+from planner.adapters.ttlang.writing.mlir_printer import canonical_text
 from planner.layout import plan
 
 ROWS, COLS, TILE_ROWS, TILE_COLS = 4096, 2048, 256, 512

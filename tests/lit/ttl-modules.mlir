@@ -23,7 +23,7 @@
 // CHECK: ttl.tile_mul_unary_const %{{.*}}, 5.000000e-01 into dst[%{{.*}}] : !ttcore.tile<32x32, bf16> -> !ttcore.tile<32x32, bf16>
 // CHECK: ttkernel.tile_regs_acquire() : () -> ()
 // ROUND-LABEL: func.func @sender(
-// ROUND: ttl.pipenet_scope attributes {ttl.pipe_net_ids = [0 : i64], ttl.pipe_net_roles = [0 : i64]} {
+// ROUND: ttl.pipenet_scope attributes {ttl.pipe_net_ids = [0], ttl.pipe_net_roles = [0]} {
 // ROUND: ttl.dprint "sent {}"(%{{.*}}) {mode = "scalar"} : (index)
 module attributes {ttl.target_arch = #ttcore.arch<wormhole_b0>} {
   func.func @sender(%input: tensor<2x2x!ttcore.tile<32x32, bf16>, #grid>)

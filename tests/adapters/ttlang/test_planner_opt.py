@@ -20,7 +20,7 @@ from planner.adapters.ttlang.reading.source import Chunk, parse_chunk
 from planner.adapters.ttlang.tool.expected import expected_diagnostics, verify
 from planner.adapters.ttlang.tool.opt_main import main, mlir_argv, pass_list
 from planner.adapters.ttlang.writing.configure import SetComputeKernelConfig
-from planner.adapters.ttlang.writing.printing import canonical_text
+from planner.adapters.ttlang.writing.mlir_printer import canonical_text
 from tests.support.paths import ROOT
 
 EXAMPLES = sorted((ROOT / "examples" / "ttlang").glob("*.mlir"))
@@ -57,7 +57,7 @@ def test_canonical_output_puts_the_function_signature_and_sorted_attributes_on_o
         "attributes {dst_full_sync_en = false, fp32_dest_acc_en = true, "
         "ttl.unpack_to_dest_fp32 = array<i32: 0, 1>} {"
     )
-    assert "{block_count = 2 : i64, cb_index = 0 : i64}" in printed
+    assert "ttl.bind_cb{cb_index = 0, block_count = 2} : <[1, 1], !ttcore.tile<32x32, f32>, 2>" in printed
     assert "ttl.enable_fpu_binary_ops" not in printed
 
 

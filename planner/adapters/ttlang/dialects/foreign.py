@@ -4,7 +4,8 @@ An op in generic syntax (`"d2m.core_index"() <{dim = 0 : i64}> : () -> index`) i
 unregistered op and prints back the same. TTKernel and EmitC ops, which TT-Lang modules
 carry in their custom syntax, are read in the call form both dialects print,
 `ttkernel.copy_tile(%cb, %c0, %c0) : (!ttkernel.cb<...>, index, index) -> ()` (literal
-arguments such as `0` or `true` allowed among the operands, leading string literals as in
+arguments such as `0` or `true` allowed among the operands, and enum attributes written
+stripped as the op's format prints them, `<reduce_sum>` or `<col>`, leading string literals as in
 `emitc.call_opaque "f"(%x)`, the `: (...) -> (...)` part left out when there is nothing to
 type, or only result types after a bare literal as in `emitc.literal "x" : i32`), and print
 back in it. Custom syntax of any other unknown dialect is a parse error
@@ -32,12 +33,15 @@ from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.printer import Printer
 
 from planner.adapters.ttlang.base.balanced import peek_tokens
+from planner.adapters.ttlang.dialects.raw_body import RawBodyAttr, parse_optional_body, raw_value
 
 CALL_FORM_DIALECTS = ("ttkernel", "emitc")
 _LEADING = "call_leading"
 _LITERALS = "call_literals"
 _LITERAL_AT = "call_literal_positions"
 _BARE_RESULTS = "call_bare_results"
+STRIPPED_ENUM = "foreign.stripped_enum"
+"""The attribute standing for an enum operand written stripped (`<col>`): its body text."""
 
 
 def generic_form_hint(name: str) -> str:
@@ -85,6 +89,8 @@ def _print_item(printer: Printer, item: SSAValue | Attribute) -> None:
         printer.print_string(str(item.value.data))
     elif isinstance(item, IntegerAttr) and item.type == IntegerType(1):
         printer.print_string("true" if item.value.data else "false")
+    elif isinstance(item, RawBodyAttr) and item.name == STRIPPED_ENUM:
+        printer.print_string(item.body.data)
     else:
         printer.print_attribute(item)
 
@@ -112,7 +118,12 @@ def _parse_call(name: str, parser: Parser) -> Operation:
                     unresolved.append(operand)
                 else:
                     positions.append(len(unresolved) + len(literals))
-                    literals.append(parser.parse_attribute())
+                    stripped = peek_tokens(parser, 1)[0].text == "<"
+                    literals.append(
+                        raw_value(STRIPPED_ENUM, parse_optional_body(parser)[1:-1], is_type=False)
+                        if stripped
+                        else parser.parse_attribute()
+                    )
                 if parser.parse_optional_punctuation(",") is None:
                     break
             parser.parse_punctuation(")")

@@ -29,8 +29,16 @@ from xdsl.irdl import (
     result_def,
     var_operand_def,
 )
+from xdsl.irdl.declarative_assembly_format import (
+    AttributeVariable,
+    CustomDirective,
+    ParsingState,
+    PrintingState,
+    irdl_custom_directive,
+)
 from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.printer import Printer
+from xdsl.utils.mlir_lexer import MLIRTokenKind
 
 from planner.adapters.ttlang.base.balanced import peek_tokens
 from planner.adapters.ttlang.dialects.op_table import stripped_directive
@@ -267,13 +275,38 @@ class TileMatmulBlockOp(TileOp):
     )
 
 
+@irdl_custom_directive
+class FillValue(CustomDirective):
+    """`ttl.tile_fill`'s constant, upstream's `F32Attr`: a float written bare (`1.0`) is an f32 and
+    an f32 prints bare; a typed literal (`1.000000e+00 : f32`) or any other attribute reads too."""
+
+    value: AttributeVariable
+
+    def parse(self, parser: Parser, state: ParsingState) -> None:
+        tokens = peek_tokens(parser, 3)
+        sign = int(tokens[0].text == "-")
+        if tokens[sign].kind is MLIRTokenKind.FLOAT_LIT and tokens[sign + 1].text != ":":
+            self.value.set(state, FloatAttr(float(parser.parse_number()), f32))
+        else:
+            self.value.set(state, parser.parse_attribute())
+
+    def print(self, printer: Printer, state: PrintingState, op: IRDLOperation) -> None:
+        value = self.value.get(op)
+        state.print_whitespace(printer)
+        if isinstance(value, FloatAttr) and value.type == f32:
+            printer.print_float(value.value.data, f32)
+        elif value is not None:
+            printer.print_attribute(value)
+
+
 @irdl_op_definition
 class TileFillOp(TileOp):
     name = "ttl.tile_fill"
     value = prop_def(AnyAttr())
     dst = operand_def(IndexType)
     result = result_def()
-    assembly_format = _into_dst("$value", "type($result)")
+    custom_directives = (FillValue,)
+    assembly_format = _into_dst("custom<FillValue>($value)", "type($result)")
 
 
 @irdl_op_definition

@@ -47,7 +47,9 @@ class BindCBOp(IRDLOperation):
 
     Read as `{cb_index = 0, block_count = 2} {dfb_id = 0 : index} : !ttl.cb<...>`: upstream's
     fixed entries, then its attribute dictionary, then the buffer type in full or stripped.
-    Printed with one dictionary and the full type.
+    Printed in upstream's assembly format, `ttl.bind_cb{cb_index = 0, block_count = 2}
+    {ttl.compiler_allocated} : <[1, 1], T, 2>` (the fixed entries' values without their
+    types); without both fixed entries, as one dictionary and the full type.
     """
 
     name = "ttl.bind_cb"
@@ -68,9 +70,16 @@ class BindCBOp(IRDLOperation):
         return cls.create(result_types=[_parse_cb_type(parser)], properties=properties, attributes=attributes)
 
     def print(self, printer: Printer) -> None:
-        printer.print_op_attributes({**self.properties, **self.attributes})
+        cb_index, block_count = self.cb_index, self.block_count
+        if not (isinstance(cb_index, IntegerAttr) and isinstance(block_count, IntegerAttr)):
+            printer.print_op_attributes({**self.properties, **self.attributes})
+            printer.print_string(" : ")
+            printer.print_attribute(self.result.type)
+            return
+        printer.print_string(f"{{cb_index = {cb_index.value.data}, block_count = {block_count.value.data}}}")
+        printer.print_op_attributes(self.attributes)
         printer.print_string(" : ")
-        printer.print_attribute(self.result.type)
+        _print_cb_type(printer, self.result.type)
 
 
 @irdl_op_definition

@@ -71,7 +71,7 @@ class TTLangContext(Context):
         return type_type
 
 
-UPSTREAM_DIALECTS = ("func", "arith", "memref", "scf", "tensor")
+UPSTREAM_DIALECTS = ("func", "arith", "memref", "scf", "tensor", "cf")
 
 
 def add_ttlang_dialects(ctx: Context) -> None:
@@ -87,6 +87,15 @@ def _register_upstream(ctx: Context) -> None:
     upstream = get_all_dialects()
     for name in UPSTREAM_DIALECTS:
         ctx.register_dialect(name, upstream[name])
+    ctx.register_dialect("affine", _affine_dialect)
+
+
+def _affine_dialect() -> Dialect:
+    """Our `affine` (xDSL's, with `affine.if` in custom syntax), imported on first use as xDSL's
+    dialects are: it imports `memref`, which a kernel not using either never loads."""
+    from planner.adapters.ttlang.dialects.affine_if import affine_dialect
+
+    return affine_dialect()
 
 
 def ttlang_context() -> Context:

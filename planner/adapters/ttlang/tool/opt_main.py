@@ -6,8 +6,10 @@ An upstream lit test runs with `planner-opt` in place of `ttlang-opt`:
     planner-opt %s --pass-pipeline='builtin.module(func.func(ttl-set-compute-kernel-config{...}))'
     planner-opt %s -split-input-file -verify-diagnostics -o out.mlir
 
-MLIR's single-dash spellings of the long options are accepted. Output is canonical MLIR
-(`printing`); diagnostics go to stderr as `file:line:col: error: ...`, each chunk of a split
+MLIR's single-dash spellings of the long options are accepted, and MLIR's
+`-mlir-print-debuginfo` for `--print-debuginfo`. Output follows MLIR's printing conventions
+(`mlir_printer`; with `--print-debuginfo`, every location, as `#loc` aliases after the
+module); diagnostics go to stderr as `file:line:col: error: ...`, each chunk of a split
 file on its own (a refused chunk prints nothing). `-o` is never an input and is written only
 by a run that succeeded. Exit status: 0 success (with `--verify-diagnostics`: every expected
 diagnostic and no other), 1 a refusal or a mismatch, 2 a bad command line, unreadable input,
@@ -41,7 +43,7 @@ from planner.adapters.ttlang.writing.configure import (
     current_session,
     input_error_diagnostic,
 )
-from planner.adapters.ttlang.writing.printing import canonical_text
+from planner.adapters.ttlang.writing.mlir_printer import canonical_text
 from planner.budget import WATCHDOG_GRACE, watchdog
 from planner.errors import RequestError
 from planner.limits import DEFAULT_MAX_MEMORY, memory_capped
@@ -49,14 +51,19 @@ from planner.outputs import check_output, write_output
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 _MLIR_LONG_OPTIONS = ("split-input-file", "verify-diagnostics", "pass-pipeline", "allow-unregistered-dialect")
+_MLIR_SPELLINGS = {"mlir-print-debuginfo": "print-debuginfo"}
 _ANCHOR = re.compile(r"^\s*(?:builtin\.module|func\.func|any)\s*\((.*)\)\s*$", re.DOTALL)
 SPLIT_SEPARATOR = "// -----\n"
 
 
 def mlir_argv(argv: Sequence[str]) -> list[str]:
-    """`-split-input-file` as `--split-input-file`, and so on for MLIR's other long options."""
+    """`-split-input-file` as `--split-input-file`, and so on for MLIR's other long options;
+    `-mlir-print-debuginfo` as xDSL's `--print-debuginfo`."""
     spelled: list[str] = []
     for arg in argv:
+        name = arg.lstrip("-")
+        if arg.startswith("-") and name in _MLIR_SPELLINGS:
+            arg = "--" + _MLIR_SPELLINGS[name]
         name = arg[1:].split("=", 1)[0]
         spelled.append("-" + arg if not arg.startswith("--") and name in _MLIR_LONG_OPTIONS else arg)
     return spelled
@@ -131,7 +138,7 @@ class PlannerOptMain(xDSLOptMain):
             return session.diagnostics, None
         finally:
             current_session.reset(token)
-        return session.diagnostics, canonical_text(parsed.module)
+        return session.diagnostics, canonical_text(parsed.module, debuginfo=self.args.print_debuginfo)
 
     def run_tool(self) -> int:
         """Read, run the pipeline on every chunk, print; the exit status.

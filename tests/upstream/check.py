@@ -1,0 +1,146 @@
+"""`make upstream`: does upstream's parser read back what `planner-opt` prints, as the same IR?
+
+Every chunk of our examples and lit inputs, and of the upstream TT-Lang test inputs kept in
+`tests/upstream/corpus/` (and, when present, the larger local sample in `.upstream-cache/`),
+is read by upstream's parser (the `tt-lang` wheel, run by `upstream_side.py` in its own
+CPython 3.12 virtualenv). Of the chunks upstream reads, we read each, print it as `planner-opt`
+does, and upstream reads our print back: it holds when upstream's generic print of ours equals
+its generic print of the input. The same with debug info: we read upstream's debug-info print
+of the chunk (locations inline), print it with `--mlir-print-debuginfo`, and upstream's generic
+print with locations must be the one it makes of its own debug-info print (which already lacks
+the locations of the terminators it leaves implicit). Chunks upstream does not read (its 1.1.1
+release predates parts of the dialect) are not counted. Prints the figures and the chunks that
+fail; exits 1 when a counted chunk does not read back to the same IR. The debug-info figure is
+reported only: a terminator either printer leaves implicit gets its location from where the
+reader meets its op, so its location cannot survive a print in another layout.
+
+    python tests/upstream/check.py UPSTREAM_PYTHON
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+sys.path.insert(0, str(ROOT))
+
+from planner.adapters.outcome import AdapterInputError  # noqa: E402
+from planner.adapters.ttlang.reading.nesting import room_for_nesting  # noqa: E402
+from planner.adapters.ttlang.reading.source import Chunk, is_blank, parse_chunk, split_chunks  # noqa: E402
+from planner.adapters.ttlang.writing.mlir_printer import canonical_text  # noqa: E402
+
+SIDE = Path(__file__).resolve().parent / "upstream_side.py"
+CORPORA = {
+    "ours": [ROOT / "examples", ROOT / "tests" / "lit"],
+    "upstream": [ROOT / "tests" / "upstream" / "corpus", ROOT / ".upstream-cache"],
+}
+
+
+@dataclass(frozen=True)
+class Piece:
+    corpus: str
+    name: str
+    text: str
+
+
+def pieces() -> list[Piece]:
+    found: list[Piece] = []
+    for corpus, folders in CORPORA.items():
+        for folder in folders:
+            for path in sorted(folder.rglob("*.mlir")) if folder.is_dir() else []:
+                if "Output" in path.parts:
+                    continue
+                chunks = split_chunks(path.read_text(encoding="utf-8"))[0]
+                for index, chunk in enumerate(chunks):
+                    if not is_blank(chunk.text):
+                        found.append(Piece(corpus, f"{path.relative_to(ROOT)}#{index}", chunk.text))
+    return found
+
+
+def upstream(python: str, texts: list[str]) -> list[dict[str, str]]:
+    environment = {**os.environ, "TTLANG_SIM_ONLY": "1"}
+    done = subprocess.run(
+        [python, str(SIDE)],
+        input=json.dumps(texts),
+        capture_output=True,
+        text=True,
+        env=environment,
+        check=True,
+    )
+    result: list[dict[str, str]] = json.loads(done.stdout)
+    return result
+
+
+def ours(text: str, *, debuginfo: bool) -> str | None:
+    """`planner-opt`'s print of `text` (None when we do not read it)."""
+    try:
+        with room_for_nesting():
+            return canonical_text(parse_chunk(Chunk(text, 0, 1), "-").module, debuginfo=debuginfo)
+    except AdapterInputError:
+        return None
+
+
+def main(python: str) -> int:
+    found = pieces()
+    read = upstream(python, [piece.text for piece in found])
+    counted = [(piece, seen) for piece, seen in zip(found, read, strict=True) if "error" not in seen]
+    printed = [ours(piece.text, debuginfo=False) for piece, _ in counted]
+    printed_debug = [ours(seen["debug_inline"], debuginfo=True) for _, seen in counted]
+    read_debug = [ours(seen["debug_aliases"], debuginfo=False) is not None for _, seen in counted]
+    back = upstream(python, [text or "" for text in printed])
+    back_debug = upstream(python, [text or "" for text in printed_debug])
+    own_debug = upstream(python, [seen["debug_inline"] for _, seen in counted])
+
+    tally: Counter[tuple[str, str]] = Counter()
+    failures: list[str] = []
+    plain_failures = 0
+    for piece in found:
+        tally[piece.corpus, "chunks"] += 1
+        tally[piece.corpus, "we read"] += ours(piece.text, debuginfo=False) is not None
+    for index, (piece, seen) in enumerate(counted):
+        tally[piece.corpus, "upstream reads"] += 1
+        tally[piece.corpus, "upstream debug print we read"] += read_debug[index]
+        same = printed[index] is not None and back[index].get("generic") == seen["generic"]
+        same_debug = (
+            printed_debug[index] is not None
+            and back_debug[index].get("generic_debug") == own_debug[index]["generic_debug"]
+        )
+        tally[piece.corpus, "round trip"] += same
+        tally[piece.corpus, "round trip, debug info"] += same_debug
+        if not same:
+            why = "we do not read it" if printed[index] is None else "upstream reads ours differently"
+            why = (
+                f"upstream does not read ours: {back[index]['error'][:160]}"
+                if "error" in back[index]
+                else why
+            )
+            failures.append(f"  {piece.name}: {why}")
+            plain_failures += 1
+        elif not same_debug:
+            why = "we do not read upstream's print" if printed_debug[index] is None else "differs"
+            why = (
+                f"upstream does not read ours: {back_debug[index]['error'][:160]}"
+                if "error" in back_debug[index]
+                else why
+            )
+            failures.append(f"  {piece.name} (debug info): {why}")
+    for corpus in CORPORA:
+        chunks, reads = tally[corpus, "chunks"], tally[corpus, "upstream reads"]
+        print(f"{corpus}: {chunks} chunks, we read {tally[corpus, 'we read']}; upstream 1.1.1 reads {reads}")
+        for figure in ("round trip", "round trip, debug info", "upstream debug print we read"):
+            share = f" ({100 * tally[corpus, figure] / reads:.1f}%)" if reads else ""
+            print(f"  {figure}: {tally[corpus, figure]} of {reads}{share}")
+    if failures:
+        print("failing chunks:")
+        print("\n".join(failures))
+    return 1 if plain_failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1]))
