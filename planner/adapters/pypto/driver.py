@@ -7,7 +7,7 @@ never changed: its plan is reported as notes at source positions.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, get_args
 
@@ -149,24 +149,42 @@ def _reported(
 def _read(
     text: str, filename: str, options: Mapping[str, str] | None, context: ResolveContext | None
 ) -> tuple[Program, list[FunctionModel]]:
-    settings = adapter_options(options or {})
+    adapter_options(options or {})  # a bad option is refused before the text is read
     try:
         program = parse_program(text, filename, context)
-        models: list[FunctionModel] = []
-        errors: list[AdapterInputError] = []
-        for function in program.functions:
+    except RecursionError:
+        raise _too_deep() from None
+    return program, read_functions(program, range(len(program.functions)), options)
+
+
+def read_functions(
+    program: Program, indices: Iterable[int], options: Mapping[str, str] | None = None
+) -> list[FunctionModel]:
+    """The models of the program's functions at `indices`, in that order, as `build_requests` reads
+    them; the first unreadable one raises, carrying the others' errors."""
+    settings = adapter_options(options or {})
+    models: list[FunctionModel] = []
+    errors: list[AdapterInputError] = []
+    try:
+        for index in indices:
             try:
-                models.append(read_function(program, function, settings.target, settings.division))
+                models.append(
+                    read_function(program, program.functions[index], settings.target, settings.division)
+                )
             except AdapterInputError as exc:
                 errors.append(exc)
-        if errors:
-            errors[0].others = tuple(errors[1:])
-            raise errors[0]
-        return program, models
     except RecursionError:
-        raise AdapterInputError(
-            codes.UNSUPPORTED_CONSTRUCT, "the program nests expressions or statements too deeply to read"
-        ) from None
+        raise _too_deep() from None
+    if errors:
+        errors[0].others = tuple(errors[1:])
+        raise errors[0]
+    return models
+
+
+def _too_deep() -> AdapterInputError:
+    return AdapterInputError(
+        codes.UNSUPPORTED_CONSTRUCT, "the program nests expressions or statements too deeply to read"
+    )
 
 
 def _warning_json(warning: ImportWarning) -> dict[str, Any]:
