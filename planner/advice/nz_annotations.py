@@ -10,8 +10,9 @@ the weight is blocked there.
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TypeAlias
 
 from planner.adapters.pypto.base import codes
 from planner.adapters.pypto.base.expressions import callee_of, dotted_name
@@ -74,14 +75,31 @@ def nd_tensor_parameters(program: Program, function_index: int) -> dict[str, Par
     return sites
 
 
-def forwarding_callers(program: Program, site: ParameterSite) -> tuple[list[ParameterSite], Blocked | None]:
+CallSites: TypeAlias = Mapping[str, Sequence[tuple[int, ast.Call]]]
+
+
+def call_sites(program: Program) -> CallSites:
+    """Every call in the program's functions by callee as spelled (`self.f`, `f`), each with the index
+    of the function making it, in program order then walk order: one walk of the file for all
+    the candidates' callers."""
+    calls: dict[str, list[tuple[int, ast.Call]]] = {}
+    for caller_index, caller in enumerate(program.functions):
+        for call in ast.walk(caller.node):
+            if isinstance(call, ast.Call):
+                calls.setdefault(callee_of(call) or "", []).append((caller_index, call))
+    return calls
+
+
+def forwarding_callers(
+    program: Program, site: ParameterSite, calls: CallSites
+) -> tuple[list[ParameterSite], Blocked | None]:
     """The callers' parameters that must become NZ with `site` (transitively), or the first blocking call."""
     found: list[ParameterSite] = []
     pending = [site]
     seen = {(site.function_index, site.name)}
     while pending:
         callee = pending.pop(0)
-        for caller_index, argument in _arguments_passed(program, callee):
+        for caller_index, argument in _arguments_passed(program, calls, callee):
             caller = nd_tensor_parameters(program, caller_index)
             name = argument.id if isinstance(argument, ast.Name) else None
             if name in caller:
@@ -94,22 +112,21 @@ def forwarding_callers(program: Program, site: ParameterSite) -> tuple[list[Para
     return found, None
 
 
-def _arguments_passed(program: Program, callee: ParameterSite) -> Iterator[tuple[int, ast.expr]]:
+def _arguments_passed(
+    program: Program, calls: CallSites, callee: ParameterSite
+) -> Iterator[tuple[int, ast.expr]]:
     """Every call of the callee's function in the program, with the argument bound to its parameter."""
     function = program.functions[callee.function_index]
     spelled = f"self.{function.node.name}" if function.method else function.node.name
     names = [parameter.arg for parameter in _parameters(function.node)]
     index = names.index(callee.name)
-    for caller_index, caller in enumerate(program.functions):
+    for caller_index, call in calls.get(spelled, ()):
         if caller_index == callee.function_index:
             continue
-        for call in ast.walk(caller.node):
-            if not isinstance(call, ast.Call) or callee_of(call) != spelled:
-                continue
-            keyword = next((k.value for k in call.keywords if k.arg == callee.name), None)
-            argument = call.args[index] if index < len(call.args) else keyword
-            if argument is not None:
-                yield caller_index, argument
+        keyword = next((k.value for k in call.keywords if k.arg == callee.name), None)
+        argument = call.args[index] if index < len(call.args) else keyword
+        if argument is not None:
+            yield caller_index, argument
 
 
 def _parameters(node: ast.FunctionDef) -> list[ast.arg]:

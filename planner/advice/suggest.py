@@ -1,12 +1,14 @@
 """`planner suggest` / `layout.suggest`: which ND weights may become `pl.NZ`, decided by planning them so.
 
 The candidates are the ND tensor parameters whose Mat loads reach a matmul's B operand
-(`weight_feeds`): every such load converts ND to NZ on the fly, on every call. For each
-candidate the file is read again with that one parameter annotated `pl.NZ`, by the PyPTO
-adapter's public `build_requests`, and its function is planned by `planner.layout.plan`: the
-very reading and rules `planner plan` applies, so a verdict is what planning the annotated
-file says. Eligible: the plan is ok and every offset obligation proven; then each Mat load
-of the weight becomes NZ->NZ and stops converting its window's bytes. Ineligible: the first
+(`weight_feeds`): every such load converts ND to NZ on the fly, on every call. The file is
+read and analysed once; each candidate is then answered from that reading: the functions
+its `pl.NZ` annotation (and its callers') falls inside are read again from the annotated
+text (`edited_program`), by the reader `build_requests` uses, and planned by
+`planner.layout.plan`: the very reading and rules `planner plan` applies to the annotated
+file, so a verdict is what planning it says, at the cost of those functions alone.
+Eligible: the plan is ok and every offset obligation proven; then each Mat load of the
+weight becomes NZ->NZ and stops converting its window's bytes. Ineligible: the first
 refusal is the blocking diagnostic, with its code and counterexample. Callers that pass the
 weight on are annotated with it (`nz_annotations`).
 
@@ -24,16 +26,18 @@ from math import prod
 from planner.adapters.api import given_modules
 from planner.adapters.outcome import AdapterInputError
 from planner.adapters.protocol import AdapterPlanRequest, UnresolvedExtent
-from planner.adapters.pypto import FunctionRequest, build_requests
+from planner.adapters.pypto import FunctionRequest
 from planner.adapters.pypto.base.splicing import Edit, apply_edits
 from planner.adapters.pypto.constants.kernel_constants import ResolveContext
-from planner.adapters.pypto.driver import BYTE_ORDER_MARK, read_program
+from planner.adapters.pypto.driver import BYTE_ORDER_MARK, read_functions, read_program
 from planner.adapters.pypto.reading.program import Program, ProgramFunction
 from planner.adapters.pypto.writing.diagnostics import diagnostic_position
 from planner.adapters.pypto.writing.unresolved_report import parameter_unresolved
+from planner.advice.edited_program import edited_program
 from planner.advice.nz_annotations import (
     Blocked,
     ParameterSite,
+    call_sites,
     forwarding_callers,
     nd_tensor_parameters,
 )
@@ -89,7 +93,7 @@ def suggest_text(
     body = text.removeprefix(BYTE_ORDER_MARK)
     program, _ = read_program(body, filename=filename, options=options, context=context)  # it must read
     candidates = list(_candidates(program))
-    verdicts = [_dry_run(body, filename, options, candidate, context) for candidate in candidates]
+    verdicts = [_dry_run(program, options, candidate) for candidate in candidates]
     edits = {
         edit
         for candidate, verdict in zip(candidates, verdicts, strict=True)
@@ -101,12 +105,13 @@ def suggest_text(
 
 
 def _candidates(program: Program) -> Iterator[Candidate]:
+    calls = call_sites(program)
     for index, function in enumerate(program.functions):
         parameters = nd_tensor_parameters(program, index)
         fed = b_operand_parameters(function.node, frozenset(parameters))
         for name, site in parameters.items():
             if name in fed:
-                callers, blocked = forwarding_callers(program, site)
+                callers, blocked = forwarding_callers(program, site, calls)
                 named = tuple(
                     (caller, program.functions[caller.function_index].qualified) for caller in callers
                 )
@@ -136,13 +141,7 @@ def _imported_extents(function: ProgramFunction, parameter: str) -> tuple[str, .
     )
 
 
-def _dry_run(
-    body: str,
-    filename: str,
-    options: Mapping[str, str] | None,
-    candidate: Candidate,
-    context: ResolveContext | None,
-) -> SuggestedTensor:
+def _dry_run(program: Program, options: Mapping[str, str] | None, candidate: Candidate) -> SuggestedTensor:
     """Plan the functions the candidate and the callers forwarding to it are in, with just those NZ."""
     site = candidate.site
     where = {
@@ -157,16 +156,16 @@ def _dry_run(
     if candidate.blocked is not None:
         located = {"line": candidate.blocked.position.line, "column": candidate.blocked.position.column}
         return SuggestedTensor(**where, **located, eligible=False, blocking=candidate.blocked.diagnostic)
+    sites = [site, *(caller for caller, _ in candidate.callers)]
+    touched = sorted({s.function_index for s in sites})  # file order: the first unreadable one blocks
     try:
-        annotated = apply_edits(body, candidate.edits)
-        requests = build_requests(annotated, filename=filename, options=options, context=context)
+        annotated = edited_program(program, candidate.edits, touched)
+        models = dict(zip(touched, read_functions(annotated, touched, options), strict=True))
     except AdapterInputError as exc:  # the annotated file no longer reads: that is the blocker
         unreadable = Diagnostic(code=exc.code, message=exc.message, tensor=site.name)
         located = {"line": exc.line, "column": exc.column} if exc.line and exc.column else declared
         return SuggestedTensor(**where, **located, eligible=False, blocking=unreadable)
-    planned = [
-        (requests[s.function_index], s.name) for s in [site, *(caller for caller, _ in candidate.callers)]
-    ]
+    planned = [(models[s.function_index].planned, s.name) for s in sites]
     responses = [plan(function.request) for function, _ in planned]
     for (function, _), response in zip(planned, responses, strict=True):
         blocking = _blocking(response)

@@ -61,6 +61,14 @@ class ProofLedger:
         self._prover_of[expr] = self._provers[key]
         return self._provers[key]
 
+    def empty_loops(self) -> list[str]:
+        """The loops an obligation read that never run (its goals held vacuously), in binding order."""
+        if self._provers is None:
+            return []
+        division = self._request.division
+        empty = {name for prover in self._provers.values() for name in prover.empty_loops(division)}
+        return [binding.name for binding in self._request.bindings if binding.name in empty]
+
     def discharge(self, op: str, axis: int, expr: Expr, goal: Goal, factor: int) -> Verdict:
         """Pose one obligation under the request's division semantics and record its verdict."""
         verdict = self._prover_for(expr).check(expr, goal, factor, self._request.division)

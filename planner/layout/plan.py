@@ -66,6 +66,7 @@ def plan(request: LayoutPlanRequest, deadline: float | None = None) -> LayoutPla
             obligations=ctx.ledger.records,
             diagnostics=[refusal.diagnostic, *ctx.warnings],
             attrs=_sorted(request.attrs),
+            empty_loops=ctx.ledger.empty_loops(),
         )
     return LayoutPlanResponse(
         ok=True,
@@ -74,6 +75,7 @@ def plan(request: LayoutPlanRequest, deadline: float | None = None) -> LayoutPla
         obligations=ctx.ledger.records,
         diagnostics=ctx.warnings,
         attrs=_sorted({**request.attrs, BLOCKED_STAMP: True}),
+        empty_loops=ctx.ledger.empty_loops(),
     )
 
 

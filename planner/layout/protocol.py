@@ -226,3 +226,4 @@ class LayoutPlanResponse(ContractModel):
     obligations: list[ObligationRecord] = Field(default_factory=list)
     diagnostics: list[Diagnostic] = Field(default_factory=list)
     attrs: dict[str, JsonValue] = Field(default_factory=dict)
+    empty_loops: list[str] = Field(default_factory=list)  # loops an obligation read that never run

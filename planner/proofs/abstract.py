@@ -72,6 +72,30 @@ def _last_aligned(lo: int, hi: int, residue: Residue) -> int:
     return aligned if aligned >= lo else hi
 
 
+def _first_aligned(lo: int, hi: int, residue: Residue) -> int:
+    """The smallest value in `[lo, hi]` that is `residue.base` modulo `2**residue.k`; `lo` if none is.
+
+    A countdown's variable steps down in that residue class, so its last value is this one, not `stop + 1`.
+    """
+    aligned = lo + (residue.base - lo) % (1 << residue.k)
+    return aligned if aligned <= hi else lo
+
+
+def _loop_values(start: Facts, stop: Facts, step: Facts, dtype: Dtype) -> Facts:
+    """`range(start, stop, step)` (`planner.proofs.loops`): `[start, stop)` counting up, `(stop, start]`
+    counting down, in `start`'s residue class modulo the step's power-of-two part (a multiple of
+    `2**k` added to `start` keeps its residue mod `2**k`, and `-step` has the step's low zero bits).
+    A step that may be 0 or of either sign, or an empty range (no value to describe), tells nothing."""
+    k = min(start.residue.k, step.residue.k, _twos(step.residue.base, dtype.bits))
+    residue = _residue(k, start.residue.base)
+    first, last = start.bounds.lo, start.bounds.hi
+    if step.bounds.lo > 0 and first <= stop.bounds.hi - 1:
+        return Facts(Bounds(first, _last_aligned(first, stop.bounds.hi - 1, residue)), residue)
+    if step.bounds.hi < 0 and stop.bounds.lo + 1 <= last:
+        return Facts(Bounds(_first_aligned(stop.bounds.lo + 1, last, residue), last), residue)
+    return _top(dtype)
+
+
 def _top(dtype: Dtype) -> Facts:
     return Facts(full_range(dtype), Residue(0, 0))
 
@@ -281,12 +305,7 @@ class AbstractProver:
             return known[0]
         if decl.kind == "for":
             start, stop, step = known
-            if step.bounds.lo <= 0 or start.bounds.lo > stop.bounds.hi - 1:
-                return _top(dtype)
-            k = min(start.residue.k, step.residue.k, _twos(step.residue.base, dtype.bits))
-            residue = _residue(k, start.residue.base)
-            last = _last_aligned(start.bounds.lo, stop.bounds.hi - 1, residue)
-            return Facts(Bounds(start.bounds.lo, last), residue)
+            return _loop_values(start, stop, step, dtype)
         if decl.kind == "spmd":
             extent = known[0].bounds
             return _top(dtype) if extent.hi < 1 else Facts(Bounds(0, extent.hi - 1), Residue(0, 0))
@@ -316,6 +335,18 @@ class AbstractProver:
         if loop.kind == "spmd":
             return known[0].bounds.hi - 1 if known[0].bounds.hi >= 1 else None
         start, stop, step = known
-        if step.bounds.lo <= 0:
-            return None
-        return max(0, (stop.bounds.hi - 1 - start.bounds.lo) // step.bounds.lo)
+        if step.bounds.lo > 0:
+            return max(0, (stop.bounds.hi - 1 - start.bounds.lo) // step.bounds.lo)
+        if step.bounds.hi < 0:  # a countdown: `start` down to just above `stop`
+            return max(0, (start.bounds.hi - stop.bounds.lo - 1) // -step.bounds.hi)
+        return None
+
+    def never_runs(self, name: str) -> bool:
+        """Whether the `for` loop bound as `name` takes no value: its range is empty, either direction,
+        whatever values its bounds and step take."""
+        decl = self._scope.declaration(name)
+        known = None if decl is None or decl.kind != "for" else self._operands(decl)
+        if known is None:
+            return False
+        start, stop, step = (facts.bounds for facts in known)
+        return (step.lo > 0 and start.lo >= stop.hi) or (step.hi < 0 and start.hi <= stop.lo)

@@ -15,7 +15,9 @@ def check(request: ProofsCheckRequest, deadline: float | None = None) -> ProofsC
     """
     prover = Prover(request.bindings, index_bits=request.bits, target=request.target, deadline=deadline)
     verdicts = [prover.check(request.expr, goal, request.factor, request.division) for goal in request.goals]
-    return ProofsCheckResponse(results=[result_of(verdict) for verdict in verdicts])
+    return ProofsCheckResponse(
+        results=[result_of(verdict) for verdict in verdicts], empty_loops=prover.empty_loops(request.division)
+    )
 
 
 def result_of(verdict: Verdict) -> ProofResult:

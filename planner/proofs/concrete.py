@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
+from planner.proofs import loops
 from planner.proofs.dtype import Dtype, Reading, goal_dtype
 from planner.proofs.expr import BinOp, Const, Expr, Name, Neg
 from planner.proofs.scope import Declaration, Scope
@@ -123,9 +124,7 @@ def iteration(loop: Declaration, env: Mapping[str, int], scope: Scope, reading: 
     if loop.kind == "spmd":
         return value
     start, _, step = (cast_into(op, env, scope, loop.dtype, reading) for op in loop.operands)
-    if start is None or step is None or step <= 0:
-        return None
-    return (value - start) // step
+    return None if start is None or step is None else loops.iteration(value, start, step)
 
 
 def admits(decl: Declaration, env: Mapping[str, int], scope: Scope, reading: Reading) -> bool:
@@ -136,9 +135,7 @@ def admits(decl: Declaration, env: Mapping[str, int], scope: Scope, reading: Rea
         return operands[0] is None or value == operands[0]
     if decl.kind == "for":
         start, stop, step = operands
-        if start is None or stop is None or step is None or step <= 0:
-            return True
-        return start <= value < stop and (value - start) % step == 0
+        return start is None or stop is None or step is None or loops.takes(value, start, stop, step)
     if decl.kind == "spmd":
         return operands[0] is None or 0 <= value < operands[0]
     if decl.kind == "induction":

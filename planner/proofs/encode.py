@@ -204,11 +204,7 @@ class Encoder:
         if decl.kind == "assign":
             return z3.Implies(defined, value == operands[0])
         if decl.kind == "for":
-            start, stop, step = operands
-            taken = self._iteration_count(decl, start, step)
-            stride = z3.URem(taken[0], taken[1]) == 0
-            within = z3.And(less_or_equal(start, value, signed), less(value, stop, signed), stride)
-            return z3.Implies(z3.And(defined, _positive(step, signed)), within)
+            return z3.Implies(defined, self._loop_values(decl, *operands))
         if decl.kind == "spmd":
             zero = z3.BitVecVal(0, decl.bits, self.ctx)
             inside = z3.And(less_or_equal(zero, value, signed), less(value, operands[0], signed))
@@ -217,12 +213,53 @@ class Encoder:
             return self._induction(decl, value, operands, defined)
         return z3.And(_at_least(value, decl.dtype, decl.low), _at_most(value, decl.dtype, decl.high))
 
-    def _iteration_count(
-        self, loop: Declaration, start: z3.BitVecRef, step: z3.BitVecRef
+    def _loop_values(
+        self, loop: Declaration, start: z3.BitVecRef, stop: z3.BitVecRef, step: z3.BitVecRef
+    ) -> z3.BoolRef:
+        """`planner.proofs.loops`' rule: the values of `range(start, stop, step)`, any value for step 0.
+
+        A step whose sign the bindings fix gets its one branch; any other gets both, so a goal
+        proven here holds whichever sign the step has at run time."""
+        value = self.variable(loop.name)
+        signed = loop.dtype.signed
+        branches = []
+        for direction in self._directions(loop):
+            difference, stride = self._distance(loop, direction, start, step)
+            low, high = (start, stop) if direction > 0 else (stop, start)
+            inside = (
+                z3.And(less_or_equal(low, value, signed), less(value, high, signed))
+                if direction > 0
+                else z3.And(less(low, value, signed), less_or_equal(value, high, signed))
+            )
+            branches.append((direction, z3.And(inside, z3.URem(difference, stride) == 0)))
+        if len(branches) == 1:
+            direction, values = branches[0]
+            return values if self._step_sign(loop) == direction else z3.Implies(step != 0, values)
+        (_, up), (_, down) = branches
+        return z3.If(step > 0, up, z3.If(step < 0, down, z3.BoolVal(True, self.ctx)))
+
+    def _step_sign(self, loop: Declaration) -> int | None:
+        """1 or -1 for a constant non-zero step, else None."""
+        step = constant_value(loop.operands[2], loop.dtype, self.scope)
+        return None if not step else (1 if step > 0 else -1)
+
+    def _directions(self, loop: Declaration) -> tuple[int, ...]:
+        """The directions the loop may count in: a constant step's own, both for a signed symbolic one."""
+        sign = self._step_sign(loop)
+        if sign is not None:
+            return (sign,)
+        return (1, -1) if loop.dtype.signed else (1,)
+
+    def _distance(
+        self, loop: Declaration, direction: int, start: z3.BitVecRef, step: z3.BitVecRef
     ) -> tuple[z3.BitVecRef, z3.BitVecRef]:
-        """`(value - start, step)` one bit wider, exact for any admissible value (`value >= start`)."""
+        """`(|value - start|, |step|)` one bit wider, exact for any value the loop takes counting in
+        `direction` (so `-step` of the most negative step cannot wrap)."""
         extend = z3.SignExt if loop.dtype.signed else z3.ZeroExt
-        return extend(1, self.variable(loop.name)) - extend(1, start), z3.ZeroExt(1, step)
+        value = extend(1, self.variable(loop.name))
+        if direction > 0:
+            return value - extend(1, start), z3.ZeroExt(1, step)
+        return extend(1, start) - value, -z3.SignExt(1, step)
 
     def _induction(
         self, decl: Declaration, value: z3.BitVecRef, operands: list[z3.BitVecRef], defined: z3.BoolRef
@@ -236,9 +273,12 @@ class Encoder:
             constrained = z3.BoolVal(True, self.ctx)
         else:
             (loop_start, _, loop_step), loop_defined = self._operands(loop)
-            difference, stride = self._iteration_count(loop, loop_start, loop_step)
-            count = z3.UDiv(difference, stride)
-            constrained = z3.And(loop_defined, _positive(loop_step, loop.dtype.signed))
+            counts = [
+                z3.UDiv(*self._distance(loop, direction, loop_start, loop_step))
+                for direction in self._directions(loop)
+            ]
+            count = counts[0] if len(counts) == 1 else z3.If(loop_step > 0, counts[0], counts[1])
+            constrained = z3.And(loop_defined, loop_step != 0)
         width = count.size()
         if width > decl.bits:
             count = z3.Extract(decl.bits - 1, 0, count)
@@ -265,10 +305,6 @@ class Encoder:
         return start + size
 
 
-def _positive(value: z3.BitVecRef, signed: bool) -> z3.BoolRef:
-    return value > 0 if signed else value != 0
-
-
 def constant_value(expr: Expr, dtype: Dtype, scope: Scope) -> int | None:
     """The value of a name-free expression cast to `dtype` when every division reading agrees on it."""
     if free_names(expr):
@@ -290,7 +326,7 @@ def constant_high(decl: Declaration, scope: Scope) -> int | None:
         low, high = known[0], known[0]
     elif decl.kind == "for":
         start, stop, step = known
-        low, high = (start, stop - 1) if step > 0 else (None, None)
+        low, high = (start, stop - 1) if step > 0 else (stop + 1, start) if step < 0 else (None, None)
     elif decl.kind == "spmd":
         low, high = 0, known[0] - 1
     return high if low is not None and high is not None and 0 <= low <= high else None

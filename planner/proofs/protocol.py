@@ -32,18 +32,11 @@ def _literal_value(value: object) -> int | None:
     return parsed.value if isinstance(parsed, Const) else None
 
 
-def _fate(step: int, start: int | None, stop: int | None) -> str:
-    """What a loop with this non-positive step does, as `range(start, stop, step)` would run it."""
-    ascending = None if start is None or stop is None else start < stop
-    if step == 0:
-        if ascending is None:
-            return "with step 0 the loop never ends (start < stop) or never runs"
-        return "with step 0 this loop never ends" if ascending else "with step 0 this loop never runs"
-    if ascending is None or start == stop:
-        return "a negative step runs no iteration unless start > stop; bind the values in ascending order"
-    if ascending:
-        return "with a negative step and start < stop this loop never runs"
-    return "this loop counts down; bind the same values in ascending order (start = the last value)"
+def _fate(start: int | None, stop: int | None) -> str:
+    """What a loop with step 0 does, as `range(start, stop, 0)` would run it were it allowed."""
+    if start is None or stop is None:
+        return "with step 0 the loop never ends (start < stop) or never runs"
+    return "with step 0 this loop never ends" if start < stop else "with step 0 this loop never runs"
 
 
 """An int or Python expression text over names, `+ - * // %`, `min`, `max` (floor semantics)."""
@@ -77,7 +70,8 @@ class AssignBinding(_BindingBase):
 
 
 class ForBinding(_BindingBase):
-    """Loop variable taking `start + i*step < stop` for a positive step."""
+    """Loop variable taking the values of `range(start, stop, step)`, counting up or down
+    (`planner.proofs.loops`)."""
 
     kind: Literal["for"] = "for"
     start: Expression
@@ -86,18 +80,13 @@ class ForBinding(_BindingBase):
 
     @field_validator("step")
     @classmethod
-    def _positive_step(cls, step: int | str, info: ValidationInfo) -> int | str:
-        """A literal step <= 0 is a bad request: said as what the loop would do (a symbolic step is
-        read as `step > 0` where it matters, and as any value where it does not)."""
-        value = _literal_value(step)
-        if value is None or value > 0:
+    def _nonzero_step(cls, step: int | str, info: ValidationInfo) -> int | str:
+        """A literal step of 0 is a bad request, as in Python: said as what the loop would do (a
+        symbolic step that is 0 at run time leaves the variable unconstrained)."""
+        if _literal_value(step) != 0:
             return step
         start, stop = (_literal_value(info.data.get(bound)) for bound in ("start", "stop"))
-        raise PydanticCustomError(
-            "bad_step",
-            "step {step} must be positive: {fate}",
-            {"step": value, "fate": _fate(value, start, stop)},
-        )
+        raise PydanticCustomError("bad_step", "step must not be 0: {fate}", {"fate": _fate(start, stop)})
 
 
 class SpmdBinding(_BindingBase):
@@ -187,3 +176,4 @@ class ProofResult(ContractModel):
 
 class ProofsCheckResponse(ContractModel):
     results: list[ProofResult]
+    empty_loops: list[str] = Field(default_factory=list)  # `for` bindings whose range is empty: never run

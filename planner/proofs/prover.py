@@ -121,6 +121,13 @@ class Prover:
             self._domains[division] = AbstractProver(self.scope, readings(division))
         return self._domains[division]
 
+    def empty_loops(self, division: DivisionSemantics = "floor") -> list[str]:
+        """The `for` bindings whose range is empty under every reading (`planner.proofs.loops`): loops
+        that never run, so every goal reading them holds vacuously. In binding order."""
+        semantics = _division(division)
+        domain = self._domain(semantics) or AbstractProver(self.scope, readings(semantics))
+        return [decl.name for decl in self.scope.declarations if domain.never_runs(decl.name)]
+
     def check(
         self, expr: Expr | int | str, goal: GoalName, factor: int = 1, division: DivisionSemantics = "floor"
     ) -> Verdict:

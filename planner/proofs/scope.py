@@ -7,12 +7,12 @@ for each binding kind is stated once per semantics:
 | kind | admissible values of `v` (at its own width) |
 |---|---|
 | assign | `v == expr` (any value if `expr` divides by zero) |
-| for | `start <= v < stop` and `step` divides `v - start`, when `step > 0`; any value otherwise |
+| for | a value of `range(start, stop, step)`, either sign (`planner.proofs.loops`); any value for step 0 |
 | spmd | `0 <= v < extent` (any value if `extent` divides by zero) |
 | block_idx | `0 <= v < max_block_count` with a target, `v >= 0` without |
 | block_num | `0 <= v <= max_block_count` with a target, `v >= 0` without |
 | iter_arg | any value |
-| induction | `v == init + step * i`, `i` the iteration of `loop`: `(value - start) / step`, or the lane |
+| induction | `v == init + step * i`, `i` the iteration of `loop`: `(value - start) // step`, or the lane |
 | param | `min <= v <= max`, either side optional |
 
 Every operand is typed by `planner.proofs.dtype` and cast to the binding's dtype, as the IR's

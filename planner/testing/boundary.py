@@ -37,7 +37,7 @@ def _candidates(decl: Declaration, env: dict[str, int], scope: Scope, reading: R
         return edges(unconstrained) if operands[0] is None else (operands[0],)
     if decl.kind == "for":
         start, stop, step = operands
-        if start is None or stop is None or step is None or step <= 0:
+        if start is None or stop is None or step is None or step == 0:
             return edges(unconstrained)
         return edges(range(start, stop, step))
     if decl.kind == "spmd":

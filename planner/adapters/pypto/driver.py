@@ -7,7 +7,7 @@ never changed: its plan is reported as notes at source positions.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, get_args
 
@@ -197,23 +197,44 @@ def _read_kernels(
 ) -> tuple[Program, list[FunctionModel], dict[int, AdapterInputError]]:
     """The program, the models of the kernels that read and the problem of each one that does not
     (by the id of its `ProgramFunction`)."""
-    settings = adapter_options(options or {})
+    adapter_options(options or {})  # a bad option is refused before the text is read
     try:
         program = parse_program(text, filename, context)
-        models: list[FunctionModel] = []
-        failures: dict[int, AdapterInputError] = {}
-        for function in program.functions:
-            try:
-                models.append(read_function(program, function, settings.target, settings.division))
-            except AdapterInputError as exc:
-                failures[id(function)] = exc
-            except RecursionError:
-                failures[id(function)] = _too_deep(program, function)
-        return program, models, failures
     except RecursionError:
         raise AdapterInputError(
             codes.UNSUPPORTED_CONSTRUCT, "the program nests expressions or statements too deeply to read"
         ) from None
+    models, failures = _read_models(program, range(len(program.functions)), options)
+    return program, models, failures
+
+
+def read_functions(
+    program: Program, indices: Iterable[int], options: Mapping[str, str] | None = None
+) -> list[FunctionModel]:
+    """The models of the program's functions at `indices`, in that order, as `build_requests` reads
+    them; the first unreadable one raises, carrying the others' errors."""
+    models, failures = _read_models(program, indices, options)
+    if failures:
+        raise _all_problems(program, failures)
+    return models
+
+
+def _read_models(
+    program: Program, indices: Iterable[int], options: Mapping[str, str] | None
+) -> tuple[list[FunctionModel], dict[int, AdapterInputError]]:
+    """The models of the functions at `indices` that read, and the problem of each one that does not."""
+    settings = adapter_options(options or {})
+    models: list[FunctionModel] = []
+    failures: dict[int, AdapterInputError] = {}
+    for index in indices:
+        function = program.functions[index]
+        try:
+            models.append(read_function(program, function, settings.target, settings.division))
+        except AdapterInputError as exc:
+            failures[id(function)] = exc
+        except RecursionError:
+            failures[id(function)] = _too_deep(program, function)
+    return models, failures
 
 
 def _too_deep(program: Program, function: ProgramFunction) -> AdapterInputError:

@@ -79,7 +79,7 @@ class Assignments:
 
 @dataclass(frozen=True, slots=True)
 class _Ranges:
-    """Per row, the values `range(start, stop, step)` one binding admits (`step` > 0)."""
+    """Per row, the values `range(start, stop, step)` one binding admits (`step` != 0)."""
 
     start: Column
     stop: Column
@@ -224,7 +224,7 @@ class Enumeration:
                 (first, a), (end, b), (stride, c) = (
                     self.value_of(e, bits, signed) for e in (start, stop, step)
                 )
-                ok = a & b & c & (stride > 0)
+                ok = a & b & c & (stride != 0)  # `range` counts up or down; a zero step has no values
                 return self._where(ok, self._ranges(first, end, np.where(ok, stride, 1)), every)
             case SpmdBinding(extent=extent):
                 lanes_here, defined = self.value_of(extent, bits, signed)
@@ -256,7 +256,7 @@ class Enumeration:
             self.value_of(loop.start, bits, signed),
             self.value_of(loop.step, bits, signed),
         )
-        ok = a & b & (step > 0)
+        ok = a & b & (step != 0)
         return (self.columns[loop.name] - start) // np.where(ok, step, 1), ok
 
     @staticmethod

@@ -109,16 +109,16 @@ def _domain_of_range(
     if not (isinstance(start, int) and isinstance(stop, int) and isinstance(step, int)):
         return 1 << bits
     first, end, stride = (_literal_as(value, bits, index_bits, signed) for value in (start, stop, step))
-    return max(-((first - end) // stride), 1) if stride > 0 else 1 << bits
+    return max(-((first - end) // stride), 1) if stride != 0 else 1 << bits
 
 
 def _counts_iterations(loop: Binding, index_bits: int) -> bool:
     """Whether a loop's current value gives an iteration number: an SPMD lane does, a `for` only
-    with a literal positive step (a step the oracle may read as 0 or less leaves it unconstrained)."""
+    with a literal non-zero step (a step the oracle may read as 0 leaves it unconstrained)."""
     if not isinstance(loop, ForBinding):
         return True
     own = index_bits if loop.bits is None else loop.bits
-    return isinstance(loop.step, int) and _literal_as(loop.step, own, index_bits, loop.is_signed) > 0
+    return isinstance(loop.step, int) and _literal_as(loop.step, own, index_bits, loop.is_signed) != 0
 
 
 def _literal_as(value: int, bits: int, index_bits: int, signed: bool) -> int:
@@ -146,7 +146,7 @@ _KINDS = st.sampled_from(
 _SIGNED = st.integers(0, 3).map(lambda n: n != 0)  # one binding in four is unsigned
 _WIDTH_OVERRIDES = st.sampled_from((None, None, None, *SMALL_WIDTHS))
 _LOOP_STARTS = st.integers(-8, 32)
-_LOOP_STEPS = st.sampled_from((1, 2, 8, 16, 32, 256))
+_LOOP_STEPS = st.sampled_from((1, 2, 8, 16, 32, 256, -1, -16, -256))
 _TRIP_COUNTS = st.integers(0, 16)
 _EXTENTS = st.integers(0, 16)
 _PARAM_LOWS = st.none() | st.integers(-40, 40)
@@ -185,7 +185,7 @@ def _binding(draw: st.DrawFn, name: str, earlier: Sequence[Binding], bits: int, 
     if kind == "for":
         start = _declared(_operand(draw, _LOOP_STARTS, names, own), own, signed)
         step = _declared(_operand(draw, _LOOP_STEPS, names, own), own, signed)
-        if isinstance(step, int) and step <= 0:  # a literal step below 1 is a bad request, not a loop
+        if isinstance(step, int) and step == 0:  # a literal step of 0 is a bad request, not a loop
             step = 1
         trips = draw(_TRIP_COUNTS)
         stop = start + trips * step if isinstance(start, int) and isinstance(step, int) else 64

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterable
+from bisect import bisect_right
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import overload
 
 from planner.adapters.outcome import AdapterInputError
 
@@ -38,9 +40,19 @@ class Edit:
 class SourceText:
     """The input text with character offsets for `ast` node positions."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, line_starts: Sequence[int] | None = None) -> None:
         self.text = text
-        self._line_starts = [0, *(match.end() for match in LINE_BREAK.finditer(text))]
+        self._line_starts = line_starts or [0, *(match.end() for match in LINE_BREAK.finditer(text))]
+
+    def edited(self, edits: Iterable[Edit]) -> SourceText:
+        """The text after `edits`, none of which adds or removes a line break: each line start is
+        this text's, moved by the edits before it, never searched for again."""
+        ordered = sorted(edits, key=lambda item: (item.start, item.end))
+        moves = [
+            (bisect_right(self._line_starts, edit.start), len(edit.text) - (edit.end - edit.start))
+            for edit in ordered
+        ]
+        return SourceText(apply_edits(self.text, ordered), _MovedStarts(self._line_starts, moves))
 
     def offset(self, line: int, byte_column: int) -> int:
         """Character offset of a (1-based line, UTF-8 byte column) pair as `ast` reports it."""
@@ -79,6 +91,29 @@ class SourceText:
         """The terminator of the node's last line, so inserted lines match the file's style."""
         match = LINE_BREAK.search(self.text, self.end(node))
         return match.group(0) if match else "\n"
+
+
+class _MovedStarts(Sequence[int]):
+    """Line starts after edits within lines: `base[i]` plus the length change of every edit before line i."""
+
+    def __init__(self, base: Sequence[int], moves: list[tuple[int, int]]) -> None:
+        self._base = base
+        self._moves = moves  # (first line index the edit moves, its length change), in text order
+
+    def __len__(self) -> int:
+        return len(self._base)
+
+    @overload
+    def __getitem__(self, index: int) -> int: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[int]: ...
+
+    def __getitem__(self, index: int | slice) -> int | Sequence[int]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        position = index + len(self) if index < 0 else index
+        return self._base[index] + sum(change for first, change in self._moves if position >= first)
 
 
 def apply_edits(text: str, edits: Iterable[Edit]) -> str:

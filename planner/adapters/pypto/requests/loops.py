@@ -1,8 +1,8 @@
 """Loops of a function body: loop variables, iter_args and loop-carried scalars (nz-layout.md 7.2, 7.3).
 
-Every loop kind binds its variable with start, stop and a positive step (an SPMD loop its lane
-extent); a countdown loop binds the ascending range of the same values; a loop whose step is
-not a constant (it may be zero or negative) binds an unconstrained variable.
+Every loop kind binds its variable with start, stop and step as written (an SPMD loop its lane
+extent): a countdown, or a step of unknown sign, is read by `planner.proofs.loops`' one rule
+for `range`; a literal step of 0 binds an unconstrained variable.
 A scalar the body rebinds is loop-carried for the whole body: `x = x + c` is an induction of
 the loop, anything else an unconstrained value; after the loop it is unknown (the body may
 run zero times). Printed-IR iter_args keep a tensor's or tile's type and leave a scalar
@@ -90,11 +90,9 @@ class LoopReader(WindowReader):
         start = self._expr(start_node) if start_node is not None else Const(0)
         stop = self._expr(stop_node)
         step = self._expr(step_node) if step_node is not None else Const(1)
-        if not isinstance(step, Const) or step.value == 0:
-            self._bind_scalar(name, ParamBinding, None)  # a zero step, or one of either sign: no range fact
+        if isinstance(step, Const) and step.value == 0:
+            self._bind_scalar(name, ParamBinding, None)  # `range` refuses a zero step: no range fact
             return
-        if isinstance(step, Const) and step.value < 0:
-            start, stop, step = ascending(start, stop, step.value)
         self._bind_scalar(
             name,
             ForBinding,
@@ -185,21 +183,6 @@ class LoopReader(WindowReader):
         if isinstance(value, ScalarValue):
             return value.name, self._scalar_types.get(name)
         return self._constants.get(name), None
-
-
-def ascending(start: Expr, stop: Expr, step: int) -> tuple[Expr, Expr, Const]:
-    """A countdown `range(start, stop, step)` (step < 0) as an ascending range over the same values,
-    or, when a bound is symbolic and the step is not -1, over every integer in `(stop, start]`:
-    a superset, so a fact proven for it holds for the loop. A loop that runs zero times stays one."""
-    if isinstance(start, Const) and isinstance(stop, Const):
-        trips = max(0, (start.value - stop.value - step - 1) // -step)  # len(range(...)), unbounded
-        lowest = start.value + step * (trips - 1) if trips else start.value
-        return Const(lowest), Const(start.value + 1 if trips else start.value), Const(-step)
-    return _successor(stop), _successor(start), Const(1)
-
-
-def _successor(bound: Expr) -> Expr:
-    return Const(bound.value + 1) if isinstance(bound, Const) else BinOp("+", bound, Const(1))
 
 
 def _range_parts(

@@ -1,0 +1,77 @@
+"""A program as its text reads after a few edits, built from the unedited program's one parse.
+
+`planner suggest` plans each candidate weight as if its annotation said `pl.NZ`. Reading the
+whole edited file again costs the file's size per candidate; instead only the functions an
+edit falls inside are parsed again, from their own lines of the edited text, so their nodes
+carry the positions the edited file gives them. Everything else (module constants, imports,
+the constants each kernel reads, the other functions) is the unedited reading, which an edit
+of a parameter's annotation does not change. Edits never add or remove a line break, so
+every line keeps its number and only the edited lines' text changes.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import warnings
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
+
+from planner.adapters.pypto.base.splicing import LINE_BREAK, Edit, SourceText
+from planner.adapters.pypto.reading.program import Program, ProgramFunction
+
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_BLOCK = "if 1:\n"  # lets an indented definition parse on its own, on the line above its first
+
+
+def edited_program(program: Program, edits: Sequence[Edit], functions: Iterable[int]) -> Program:
+    """The program of the edited text; `functions` are the indices of those the edits fall inside."""
+    source = program.source.edited(edits)
+    read = list(program.functions)
+    for index in set(functions):
+        read[index] = _reparsed(program.source, source, read[index])
+    spelled = frozenset(word for edit in edits for word in _WORD.findall(edit.text))
+    identifiers = program.identifiers if spelled <= program.identifiers else program.identifiers | spelled
+    return replace(program, source=source, functions=tuple(read), identifiers=identifiers)
+
+
+def _first_line_node(function: ProgramFunction) -> ast.AST:
+    """The first decorator, or the `def` itself: where the definition's text begins."""
+    node = function.node
+    return min([node, *node.decorator_list], key=lambda item: item.lineno)  # type: ignore[attr-defined]
+
+
+def _reparsed(original: SourceText, edited: SourceText, function: ProgramFunction) -> ProgramFunction:
+    """The function with its node parsed again from its lines of the edited text."""
+    first = _first_line_node(function)
+    first_line: int = first.lineno  # type: ignore[attr-defined]
+    last_line = function.node.end_lineno or first_line
+    lead = original.text[original.offset(first_line, 0) : original.start(first)]  # indent (and `@`)
+    indented = lead.removesuffix(lead.lstrip(" \t\f"))
+    if lead[len(indented) :].removeprefix("@" if first is not function.node else "").strip(" \t\f"):
+        # other code precedes the definition on its line: read the whole text
+        return replace(function, node=_found(_parse(edited.text), function.node))
+    start = edited.offset(first_line, 0)
+    last = LINE_BREAK.search(edited.text, edited.offset(last_line, 0))
+    lines = edited.text[start : last.end() if last else len(edited.text)]
+    if not indented:  # blank lines put the definition on its own line number, with no renumbering walk
+        node = _parse("\n" * (first_line - 1) + lines).body[0]
+    else:
+        block = _parse("\n" * (first_line - 2) + _BLOCK + lines).body[0]
+        node = block.body[0]  # type: ignore[attr-defined]
+    assert isinstance(node, ast.FunctionDef)
+    return replace(function, node=node)
+
+
+def _found(module: ast.Module, node: ast.FunctionDef) -> ast.FunctionDef:
+    """The definition at the same line as `node` in the parsed text."""
+    return next(
+        item for item in ast.walk(module) if isinstance(item, ast.FunctionDef) and item.lineno == node.lineno
+    )
+
+
+def _parse(text: str) -> ast.Module:
+    """Parse as the program itself was parsed: the text is data, not code to run, so no warnings."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return ast.parse(text)
