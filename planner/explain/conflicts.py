@@ -78,13 +78,20 @@ def explain_ir(
 
 
 def _where(source: str, subject: Subject, diagnostics: tuple[str, ...] = (), severity: str = "error") -> str:
-    """MLIR-style location: the op's (from the adapter's first line of that severity), else the
-    function's own position, else the file and function name."""
+    """MLIR-style location: the op's (from the adapter's first diagnostic of that severity), else
+    the function's own position, else the file and function name."""
     located = (_LOCATION[severity].match(line) for line in diagnostics)
     first = next((match.group(1) for match in located if match), None)
     if first or subject.location:
         return first or subject.location or source
     return f"{source}:@{subject.function}" if subject.function else source
+
+
+def _notes_after(diagnostics: tuple[str, ...], severity: str) -> list[str]:
+    """The lines that follow the first line of the adapter's first diagnostic of that severity:
+    the `called from` notes and the IR position of one reported at its source position."""
+    first = next((entry for entry in diagnostics if _LOCATION[severity].match(entry)), "")
+    return first.split("\n")[1:]
 
 
 def _located(op: Any, operand: Any) -> str:
@@ -181,7 +188,12 @@ def diagnostic_lines(source: str, subject: Subject, diagnostics: tuple[str, ...]
     """Why `subject` was refused, as MLIR-style `loc: error: ...` / `loc: note: ...` lines."""
     where = _where(source, subject, diagnostics)
     note_where = _where(source, subject, diagnostics, "note") if diagnostics else where
-    return _RENDERERS[subject.method](where, note_where, subject)
+    lines = _RENDERERS[subject.method](where, note_where, subject)
+    if subject.method == "kernelcfg.resolve":  # the error's own notes after it, the note's after it
+        if subject.response["conflict"].get("note"):
+            lines[2:2] = _notes_after(diagnostics, "note")
+        lines[1:1] = _notes_after(diagnostics, "error")
+    return lines
 
 
 def render(found: Explained) -> str:

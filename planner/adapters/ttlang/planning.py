@@ -13,6 +13,7 @@ from typing import Any
 
 from planner.adapters.outcome import AdapterOutcome
 from planner.adapters.ttlang.apply import Edit, apply_edits, function_edit, strategy_edit
+from planner.adapters.ttlang.diagnostics import Located
 from planner.adapters.ttlang.kernels import (
     AnsweredKernel,
     FunctionKernel,
@@ -85,12 +86,16 @@ def _report_entry(answered: AnsweredKernel, filename: str) -> dict[str, Any]:
     put into one) and the answer."""
     kernel, response = answered.kernel, answered.response
     line, column = kernel.parsed.op_line_col(kernel.function)
-    return {
+    entry: dict[str, Any] = {
         "function": kernel.function.sym_name.data,
         "location": f"{filename}:{line}:{column}",
-        "request": kernel.request.model_dump(mode="json") if kernel.request is not None else {},
-        "response": response.model_dump(mode="json"),
     }
+    source = Located(kernel.parsed, kernel.function).source()
+    if source is not None:
+        entry["source_location"] = str(source.position)
+    entry["request"] = kernel.request.model_dump(mode="json") if kernel.request is not None else {}
+    entry["response"] = response.model_dump(mode="json")
+    return entry
 
 
 def plan_text_with(
@@ -99,8 +104,14 @@ def plan_text_with(
     """`plan_text` with the resolver passed in."""
     parsed_chunks, separators, kernels = read_kernels(text, filename, options)
     answers = [answer(kernel, resolver) for kernel in kernels]
-    diagnostics = [found.render(filename) for found in diagnostics_of(answers)]
-    report = {"adapter": "ttlang", "functions": [_report_entry(answered, filename) for answered in answers]}
+    found = diagnostics_of(answers)
+    diagnostics = [each.render(filename) for each in found]
+    report: dict[str, Any] = {
+        "adapter": "ttlang",
+        "functions": [_report_entry(answered, filename) for answered in answers],
+    }
+    if any(each.source is not None for each in found):  # both positions of each, for `--json`
+        report["diagnostics"] = [each.to_json(filename) for each in found]
     if not all(answered.response.ok for answered in answers):
         return AdapterOutcome(ok=False, text=text, diagnostics=diagnostics, report=report)
     edits_by_chunk: dict[int, list[Edit]] = {id(parsed): [] for parsed in parsed_chunks}

@@ -16,13 +16,20 @@ following the `into dst[...]` convention) so the resolver can refuse it at its l
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TypeVar
 
 from xdsl.context import Context
 from xdsl.dialects import builtin, get_all_dialects
-from xdsl.dialects.builtin import DictionaryAttr, ModuleOp, UnitAttr, UnregisteredAttr, UnregisteredOp
+from xdsl.dialects.builtin import (
+    DictionaryAttr,
+    LocationAttr,
+    ModuleOp,
+    UnitAttr,
+    UnregisteredAttr,
+    UnregisteredOp,
+)
 from xdsl.ir import Attribute, Dialect, Operation, TypeAttribute
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import ParseError, VerifyException
@@ -33,6 +40,13 @@ from planner.adapters.ttlang.codes import INVALID_IR, PARSE_ERROR
 from planner.adapters.ttlang.dominance import first_dominance_violation
 from planner.adapters.ttlang.fast_reader import read_common_forms
 from planner.adapters.ttlang.foreign import unregistered_op
+from planner.adapters.ttlang.locations import (
+    NO_ALIASES,
+    AliasError,
+    LocationAliases,
+    parse_location_body,
+    read_location_aliases,
+)
 from planner.adapters.ttlang.nesting import NESTING_LIMIT, too_deep_at
 from planner.adapters.ttlang.numbers import DIGIT_LIMIT, overlong_number_at
 from planner.adapters.ttlang.raw_body import raw_attr
@@ -203,10 +217,18 @@ def is_blank(text: str) -> bool:
 
 
 class SiteRecordingParser(Parser):
-    """xDSL's MLIR parser, recording an `OpSite` for every op it builds."""
+    """xDSL's MLIR parser, recording an `OpSite` for every op it builds, reading every MLIR
+    location form (`locations`), the chunk's location aliases known before it starts."""
 
-    def __init__(self, text: str, name: str, ctx: Context | None = None) -> None:
+    def __init__(
+        self,
+        text: str,
+        name: str,
+        ctx: Context | None = None,
+        locations: Mapping[str, LocationAttr] = NO_ALIASES,
+    ) -> None:
         super().__init__(ttlang_context() if ctx is None else ctx, text, name)
+        self.attribute_aliases.update(locations)
         self.sites: dict[Operation, OpSite] = {}
         self._text = text
         self._frames: list[_Frame] = []
@@ -222,6 +244,13 @@ class SiteRecordingParser(Parser):
             frame = self._frames.pop()
         self.sites[op] = OpSite(frame.start, frame.result_names, frame.attr_dict)
         return op
+
+    def parse_optional_location(self) -> LocationAttr | None:
+        """`loc(...)` in any of MLIR's forms (xDSL reads neither ranges nor fused metadata)."""
+        if not self.parse_optional_characters("loc"):
+            return None
+        with self.in_parens():
+            return parse_location_body(self)
 
     def parse_comma_separated_list(
         self, delimiter: Parser.Delimiter, parse: Callable[[], _T], context_msg: str = ""
@@ -359,8 +388,16 @@ def parse_chunk(chunk: Chunk, filename: str) -> ParsedChunk:
     overlong = overlong_number_at(text)
     if overlong is not None:
         raise _parse_error(chunk, filename, overlong, f"integer literal longer than {DIGIT_LIMIT} digits")
-    read = read_common_forms(text, filename, ttlang_context, SiteRecordingParser)
-    module, sites = _parse_with_xdsl(chunk, text, filename) if read is None else read
+    aliases = _location_aliases(chunk, text, filename)
+    text = aliases.text
+    if is_blank(text):
+        return ParsedChunk(chunk, ModuleOp([]))
+
+    def new_parser(piece: str, name: str, ctx: Context) -> SiteRecordingParser:
+        return SiteRecordingParser(piece, name, ctx, aliases.aliases)
+
+    read = read_common_forms(text, filename, ttlang_context, new_parser)
+    module, sites = _parse_with_xdsl(chunk, text, filename, aliases) if read is None else read
 
     try:
         module.verify()
@@ -372,9 +409,26 @@ def parse_chunk(chunk: Chunk, filename: str) -> ParsedChunk:
     return parsed
 
 
-def _parse_with_xdsl(chunk: Chunk, text: str, filename: str) -> tuple[ModuleOp, dict[Operation, OpSite]]:
+def _location_aliases(chunk: Chunk, text: str, filename: str) -> LocationAliases:
+    """The chunk's location aliases, read before the ops that name them (`locations`)."""
+    contexts: list[Context] = []
+
+    def new_parser(body: str, known: Mapping[str, LocationAttr]) -> SiteRecordingParser:
+        if not contexts:
+            contexts.append(ttlang_context())
+        return SiteRecordingParser(body, filename, contexts[0], known)
+
     try:
-        parser = SiteRecordingParser(text, filename)
+        return read_location_aliases(text, new_parser)
+    except AliasError as error:
+        raise _parse_error(chunk, filename, error.offset, error.message) from None
+
+
+def _parse_with_xdsl(
+    chunk: Chunk, text: str, filename: str, aliases: LocationAliases
+) -> tuple[ModuleOp, dict[Operation, OpSite]]:
+    try:
+        parser = SiteRecordingParser(text, filename, locations=aliases.aliases)
     except ParseError as error:  # the first token does not lex
         raise _parse_error(chunk, filename, error.span.start, error.msg) from None
     try:
