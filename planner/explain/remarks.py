@@ -85,7 +85,8 @@ def _remark(source: str, where: Located, text: str) -> str:
 def _from_mlir(source: str, text: str, options: Mapping[str, str] | None) -> Explained:
     lines: list[str] = []
     documents: list[JsonObject] = []
-    for kernel in read_kernels(text, source, options)[2]:
+    read = read_kernels(text, source, options)
+    for kernel in read.kernels:
         request = kernel.request
         response = resolve(request.model_copy(update=_EXPLAINED)) if request is not None else None
         if request is None or response is None or response.explanation is None or response.precision is None:
@@ -97,6 +98,7 @@ def _from_mlir(source: str, text: str, options: Mapping[str, str] | None) -> Exp
             op = kernel.kernel.op_by_id.get(op_id) if op_id is not None else None
             where = Located(kernel.parsed, op) if op is not None else function
             lines.append(_remark(source, where, said_there))
+    lines += read.notes
     return Explained(True, "".join(line + "\n" for line in lines), {"input": source, "functions": documents})
 
 

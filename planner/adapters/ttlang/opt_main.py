@@ -38,6 +38,7 @@ from planner.adapters.ttlang.configure import (
 )
 from planner.adapters.ttlang.diagnostics import Diagnostic
 from planner.adapters.ttlang.expected import expected_diagnostics, verify
+from planner.adapters.ttlang.ir_log import input_chunks, is_ir_log
 from planner.adapters.ttlang.nesting import room_for_nesting
 from planner.adapters.ttlang.printing import canonical_text
 from planner.adapters.ttlang.source import Chunk, add_ttlang_dialects, parse_chunk, split_chunks
@@ -96,6 +97,11 @@ class PlannerOptMain(xDSLOptMain):
             help="MLIR's pipeline: 'builtin.module(func.func(ttl-set-compute-kernel-config{...}))'",
         )
         arg_parser.add_argument(
+            "--section",
+            metavar="TEXT",
+            help="of an IR-printing log, run on the first dump whose header holds TEXT",
+        )
+        arg_parser.add_argument(
             "--timeout",
             type=float,
             default=10.0,
@@ -148,7 +154,10 @@ class PlannerOptMain(xDSLOptMain):
         except UnicodeDecodeError as error:
             sys.stderr.write(f"{filename}: error: not UTF-8 text (byte {error.start})\n")
             return EXIT_USAGE
-        chunks = split_chunks(text)[0] if self.args.split_input_file else [Chunk(text, 0, 1)]
+        try:
+            chunks, notes = self._chunks(text, filename)
+        except AdapterInputError as error:
+            return _report(RequestError(error.code, error.message))
         outputs: list[str] = []
         reported: list[Diagnostic] = []
         for chunk in chunks:
@@ -168,7 +177,17 @@ class PlannerOptMain(xDSLOptMain):
             write_output(self.args.output_file, printed, "-o")
         for item in reported:
             sys.stderr.write(item.render(filename) + "\n")
+        if not self.args.verify_diagnostics:
+            sys.stderr.writelines(note + "\n" for note in notes)
         return EXIT_FAILED if failed else EXIT_OK
+
+    def _chunks(self, text: str, filename: str) -> tuple[list[Chunk], tuple[str, ...]]:
+        """The chunks to run on: an IR-printing log's chosen dumps (with the note naming them),
+        else the split chunks or the whole text."""
+        if is_ir_log(text) or self.args.section is not None:
+            found = input_chunks(text, filename, self.args.section)
+            return [chunk for chunk, _ in found.chunks], found.notes
+        return (split_chunks(text)[0] if self.args.split_input_file else [Chunk(text, 0, 1)]), ()
 
 
 @cache

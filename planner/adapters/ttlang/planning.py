@@ -9,11 +9,13 @@ diagnostics. Deciding (the resolver) and rewriting (`apply`) stay separate.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from planner.adapters.outcome import AdapterOutcome
 from planner.adapters.ttlang.apply import Edit, apply_edits, function_edit, strategy_edit
 from planner.adapters.ttlang.diagnostics import Located
+from planner.adapters.ttlang.ir_log import input_chunks
 from planner.adapters.ttlang.kernels import (
     AnsweredKernel,
     FunctionKernel,
@@ -24,21 +26,39 @@ from planner.adapters.ttlang.kernels import (
 )
 from planner.adapters.ttlang.nesting import room_for_nesting
 from planner.adapters.ttlang.pass_options import option_policy
-from planner.adapters.ttlang.source import ParsedChunk, parse_chunk, split_chunks
+from planner.adapters.ttlang.source import ParsedChunk, parse_chunk
 from planner.kernelcfg import resolve
 from planner.kernelcfg.protocol import KernelcfgResolveRequest
 
+SECTION_OPTION = "section"
+"""The option naming the dump of an IR-printing log to plan (`--section TEXT`); not a pass option."""
 
-def read_kernels(
-    text: str, filename: str, options: Mapping[str, str] | None
-) -> tuple[list[ParsedChunk], list[str], list[FunctionKernel]]:
-    """Parse every chunk and collect every function (malformed input: `AdapterInputError`)."""
-    option_fields = option_policy(options)
-    chunks, separators = split_chunks(text)
+
+@dataclass(frozen=True)
+class ReadFile:
+    """A file's parsed chunks, its functions, and the notes on what was read (a log's section)."""
+
+    parsed: list[ParsedChunk]
+    kernels: list[FunctionKernel]
+    notes: tuple[str, ...]
+
+
+def read_kernels(text: str, filename: str, options: Mapping[str, str] | None) -> ReadFile:
+    """Parse every chunk (of a log: the dumps it plans) and collect its functions (malformed
+    input: `AdapterInputError`)."""
+    given = dict(options or {})
+    section = given.pop(SECTION_OPTION, None)
+    option_fields = option_policy(given)
+    found = input_chunks(text, filename, section)
     with room_for_nesting():
-        parsed_chunks = [parse_chunk(chunk, filename) for chunk in chunks]
-        kernels = [kernel for parsed in parsed_chunks for kernel in chunk_kernels(parsed, option_fields)]
-    return parsed_chunks, separators, kernels
+        parsed_chunks = [parse_chunk(chunk, filename) for chunk, _ in found.chunks]
+        kernels = [
+            kernel
+            for parsed, (_, only) in zip(parsed_chunks, found.chunks, strict=True)
+            for kernel in chunk_kernels(parsed, option_fields)
+            if only is None or kernel.function.sym_name.data in only
+        ]
+    return ReadFile(parsed_chunks, kernels, found.notes)
 
 
 def build_requests(
@@ -50,7 +70,7 @@ def build_requests(
     `ttl.unpack_to_dest_fp32`) raises the resolver's own `KcfgError`.
     """
     requests: list[KernelcfgResolveRequest] = []
-    for kernel in read_kernels(text, filename, options)[2]:
+    for kernel in read_kernels(text, filename, options).kernels:
         if kernel.refusal is not None:
             raise kernel.refusal
         assert kernel.request is not None
@@ -102,10 +122,10 @@ def plan_text_with(
     text: str, resolver: Resolver, *, filename: str = "<input>", options: Mapping[str, str] | None = None
 ) -> AdapterOutcome:
     """`plan_text` with the resolver passed in."""
-    parsed_chunks, separators, kernels = read_kernels(text, filename, options)
-    answers = [answer(kernel, resolver) for kernel in kernels]
+    read = read_kernels(text, filename, options)
+    answers = [answer(kernel, resolver) for kernel in read.kernels]
     found = diagnostics_of(answers)
-    diagnostics = [each.render(filename) for each in found]
+    diagnostics = [*(each.render(filename) for each in found), *read.notes]
     report: dict[str, Any] = {
         "adapter": "ttlang",
         "functions": [_report_entry(answered, filename) for answered in answers],
@@ -114,12 +134,17 @@ def plan_text_with(
         report["diagnostics"] = [each.to_json(filename) for each in found]
     if not all(answered.response.ok for answered in answers):
         return AdapterOutcome(ok=False, text=text, diagnostics=diagnostics, report=report)
-    edits_by_chunk: dict[int, list[Edit]] = {id(parsed): [] for parsed in parsed_chunks}
+    edits_by_chunk: dict[int, list[Edit]] = {id(parsed): [] for parsed in read.parsed}
     for answered in answers:
         edits_by_chunk[id(answered.kernel.parsed)].extend(_edits(answered))
-    planned = [apply_edits(parsed.chunk.text, edits_by_chunk[id(parsed)]) for parsed in parsed_chunks]
-    joined = planned[0] + "".join(sep + chunk for sep, chunk in zip(separators, planned[1:], strict=True))
-    return AdapterOutcome(ok=True, text=joined, diagnostics=diagnostics, report=report)
+    pieces: list[str] = []
+    kept_from = 0  # the text between chunks (separators, a log's other dumps) is kept as it is
+    for parsed in read.parsed:
+        chunk = parsed.chunk
+        pieces += (text[kept_from : chunk.offset], apply_edits(chunk.text, edits_by_chunk[id(parsed)]))
+        kept_from = chunk.offset + len(chunk.text)
+    pieces.append(text[kept_from:])
+    return AdapterOutcome(ok=True, text="".join(pieces), diagnostics=diagnostics, report=report)
 
 
 def plan_text(
