@@ -66,8 +66,11 @@ def parse_location_body(parser: AttrParser) -> LocationAttr:
             parser.Delimiter.SQUARE, lambda: parse_location_body(parser), " in fused location"
         )
         return FusedLoc(tuple(parts), metadata)
-    if peek_tokens(parser, 1)[0].kind == MLIRTokenKind.HASH_IDENT:
+    token = peek_tokens(parser, 1)[0]
+    if token.kind == MLIRTokenKind.HASH_IDENT:
         start = parser.pos
+        if "." not in token.text and token.text not in parser.attribute_aliases:  # at the alias, as MLIR
+            parser.raise_error(f"undefined symbol alias '{token.text}'", token.span.start, token.span.end)
         attr = parser.parse_attribute()
         if isinstance(attr, UnknownLoc | FileLineColLoc | CallSiteLoc | FusedLoc | NameLoc):
             return attr
