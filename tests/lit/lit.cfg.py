@@ -15,3 +15,6 @@ config.test_exec_root = os.path.join(config.test_source_root, "Output")  # noqa:
 tools = os.path.dirname(sys.executable)
 config.environment["PATH"] = os.pathsep.join([tools, os.environ.get("PATH", "")])  # noqa: F821
 config.substitutions.append(("FileCheck", "filecheck"))  # noqa: F821
+# A tree put first on the path (PYTHONPATH) is the one the tools import, as in the shell running lit.
+if "PYTHONPATH" in os.environ:
+    config.environment["PYTHONPATH"] = os.environ["PYTHONPATH"]  # noqa: F821

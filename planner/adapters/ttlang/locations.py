@@ -65,7 +65,7 @@ def parse_location_body(parser: AttrParser) -> LocationAttr:
         parts = parser.parse_comma_separated_list(
             parser.Delimiter.SQUARE, lambda: parse_location_body(parser), " in fused location"
         )
-        return FusedLoc(tuple(parts), metadata)
+        return FusedLoc(ArrayAttr(parts), metadata)
     token = peek_tokens(parser, 1)[0]
     if token.kind == MLIRTokenKind.HASH_IDENT:
         start = parser.pos
