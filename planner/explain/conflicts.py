@@ -39,6 +39,7 @@ class Explained:
     source: str
     subjects: tuple[Subject, ...]
     diagnostics: tuple[str, ...] = ()  # the adapter's own lines, positioned at the offending op
+    notes: tuple[str, ...] = ()  # what the adapter says it read (an IR-printing log's dumps)
 
     @property
     def explanation(self) -> Subject | None:
@@ -70,7 +71,10 @@ def explain_ir(
     adapter = detect_adapter(source, text)
     outcome = plan_with(adapter, text, filename=source, options=dict(options or {}), context=context)
     found = Explained(
-        source, _report_subjects(METHOD_BY_ADAPTER[adapter], outcome.report), tuple(outcome.diagnostics)
+        source,
+        _report_subjects(METHOD_BY_ADAPTER[adapter], outcome.report),
+        tuple(outcome.diagnostics),
+        tuple(outcome.report.get("notes", ())),
     )
     if not found.subjects:
         raise RequestError(request_codes.NOT_EXPLAINABLE, f"{source}: nothing in this file was planned")
@@ -200,13 +204,15 @@ def render(found: Explained) -> str:
     """The first refusal as MLIR-style diagnostics, or a one-line all-clear."""
     subject = found.explanation
     if subject is None:
-        return f"{found.source}: no conflict: every request planned or proven\n"
-    return "".join(line + "\n" for line in diagnostic_lines(found.source, subject, found.diagnostics))
+        lines = [f"{found.source}: no conflict: every request planned or proven"]
+    else:
+        lines = diagnostic_lines(found.source, subject, found.diagnostics)
+    return "".join(line + "\n" for line in [*lines, *found.notes])
 
 
 def to_json(found: Explained) -> JsonObject:
     subject = found.explanation
-    return {
+    document: JsonObject = {
         "input": found.source,
         "refused": subject is not None,
         "explanation": None
@@ -217,3 +223,6 @@ def to_json(found: Explained) -> JsonObject:
             "response": subject.response,
         },
     }
+    if found.notes:
+        document["notes"] = list(found.notes)
+    return document

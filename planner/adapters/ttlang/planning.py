@@ -132,6 +132,8 @@ def plan_text_with(
     }
     if any(each.source is not None for each in found):  # both positions of each, for `--json`
         report["diagnostics"] = [each.to_json(filename) for each in found]
+    if read.notes:  # an IR-printing log: which dumps were planned
+        report["notes"] = list(read.notes)
     if not all(answered.response.ok for answered in answers):
         return AdapterOutcome(ok=False, text=text, diagnostics=diagnostics, report=report)
     edits_by_chunk: dict[int, list[Edit]] = {id(parsed): [] for parsed in read.parsed}
