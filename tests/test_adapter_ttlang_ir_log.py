@@ -54,7 +54,8 @@ def test_the_upstream_log_plans_each_function_from_its_own_config_section() -> N
     assert first[1] == "kernel_passes.log:73:3: note: the op in the IR"
     assert outcome.diagnostics[-2:] == [
         f"kernel_passes.log:{line}:1: note: planned the IR dumped under "
-        f"'// -----// IR Dump Before {CONFIG} //----- //' (line {line} of the log)"
+        f"'// -----// IR Dump Before {CONFIG} //----- //' (line {line} of the log;"
+        " with the attributes of the module at line 6)"
         for line in (52, 65)
     ]
     assert outcome.text == LOG  # refused: the log byte for byte
@@ -164,3 +165,20 @@ def test_planner_opt_runs_on_the_chosen_section(tmp_path: Path, capsys: pytest.C
     assert captured.err == f"{log}:10:1: note: planned the IR dumped under '{header}' (line 10 of the log)\n"
     assert opt_main([str(log), "-p", "ttl-set-compute-kernel-config", "--section", "canonicalize"]) == 0
     assert "func.func @f" in capsys.readouterr().out
+
+
+def test_functions_dumped_alone_plan_under_the_attributes_of_the_module_dumped_before() -> None:
+    module = "module attributes {ttl.target_arch = #ttcore.arch<blackhole>} {\n" + _function("f") + "}\n"
+    log = (
+        _header("Before", "CanonicalizerPass (canonicalize)")
+        + module
+        + _header("Before", CONFIG)
+        + _function("f")
+    )
+    outcome = plan_text(log, filename="log")
+    assert outcome.report["functions"][0]["request"]["arch"] == "blackhole"
+    assert outcome.diagnostics[-1].endswith(
+        "(line 12 of the log; with the attributes of the module at line 2)"
+    )
+    alone = plan_text(_header("Before", CONFIG) + _function("f"), filename="log")
+    assert alone.report["functions"][0]["request"]["arch"] != "blackhole"

@@ -11,8 +11,8 @@
 // CHECK: // -----
 // CHECK-LABEL: func.func @log(
 // CHECK-SAME: fp32_dest_acc_en = false
-// NOTE: ir-printing-log.mlir:[[# @LINE + 41]]:1: note: planned the IR dumped under '// -----// IR Dump Before TTLSetComputeKernelConfig (ttl-set-compute-kernel-config) //----- //' (line [[# @LINE + 41]] of the log)
-// NOTE-NEXT: ir-printing-log.mlir:[[# @LINE + 74]]:1: note: planned the IR dumped under '// -----// IR Dump Before TTLSetComputeKernelConfig (ttl-set-compute-kernel-config) //----- //' (line [[# @LINE + 74]] of the log)
+// NOTE: ir-printing-log.mlir:[[# @LINE + 41]]:1: note: planned the IR dumped under '// -----// IR Dump Before TTLSetComputeKernelConfig (ttl-set-compute-kernel-config) //----- //' (line [[# @LINE + 41]] of the log; with the attributes of the module at line [[# @LINE + 7]])
+// NOTE-NEXT: ir-printing-log.mlir:[[# @LINE + 74]]:1: note: planned the IR dumped under '// -----// IR Dump Before TTLSetComputeKernelConfig (ttl-set-compute-kernel-config) //----- //' (line [[# @LINE + 74]] of the log; with the attributes of the module at line [[# @LINE + 6]])
 // SECTION-LABEL: builtin.module {
 // SECTION: func.func @exp(
 // SECTION: func.func @log(

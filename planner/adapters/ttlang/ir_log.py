@@ -20,9 +20,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from xdsl.dialects.builtin import ModuleOp
+
 from planner.adapters.outcome import AdapterInputError
 from planner.adapters.ttlang.codes import NO_IR_DUMP
-from planner.adapters.ttlang.source import Chunk, is_blank, split_chunks
+from planner.adapters.ttlang.source import Chunk, ParsedChunk, is_blank, parse_chunk, split_chunks
 
 _HEADER = re.compile(r"^// -----// IR Dump (Before|After) (.*?)//----- //[ \t]*$", re.MULTILINE)
 _PASS_ARGUMENT = re.compile(r"\(([^()'\s]+)\)")
@@ -48,16 +50,22 @@ class DumpSection:
 
 
 @dataclass(frozen=True)
+class ChunkToPlan:
+    """A chunk to plan, the functions to plan in it (None: all), and, for a dump of functions
+    alone, the module header whose attributes (target, system description) they ran under."""
+
+    chunk: Chunk
+    functions: frozenset[str] | None = None
+    module_header: Chunk | None = None
+
+
+@dataclass(frozen=True)
 class InputChunks:
-    """What a file gives to plan: its chunks (each with the functions to plan in it, None: all),
-    and, for a log, the note saying which sections were taken."""
+    """What a file gives to plan: its chunks, and, for a log, the notes saying which dumps
+    were taken."""
 
-    chunks: tuple[tuple[Chunk, frozenset[str] | None], ...]
+    chunks: tuple[ChunkToPlan, ...]
     notes: tuple[str, ...] = ()
-
-    @property
-    def is_log(self) -> bool:
-        return bool(self.notes)
 
 
 def is_ir_log(text: str) -> bool:
@@ -116,29 +124,68 @@ def _chosen(sections: list[DumpSection], section: str | None) -> list[DumpSectio
     return holding_ir[-1:]
 
 
+def _module_header(sections: list[DumpSection], found: DumpSection) -> Chunk | None:
+    """For a dump of functions alone: the last earlier dump of the module, cut after its header
+    line and closed, so reading it gives the module's attributes (and the aliases before it)."""
+    if _holds_module(found):
+        return None
+    earlier = [
+        other for other in sections if other.chunk.offset < found.chunk.offset and _holds_module(other)
+    ]
+    if not earlier:
+        return None
+    chunk = earlier[-1].chunk
+    header = _MODULE.search(chunk.text)
+    assert header is not None
+    line_end = chunk.text.find("\n", header.start())
+    head = chunk.text[: len(chunk.text) if line_end < 0 else line_end]
+    if not head.rstrip().endswith("{"):
+        return None
+    return Chunk(head + "\n}\n", chunk.offset, chunk.first_line)
+
+
+def _module_line(header: Chunk) -> int:
+    """The line of the module op in a module header chunk."""
+    found = _MODULE.search(header.text)
+    assert found is not None
+    return header.first_line + header.text.count("\n", 0, found.start())
+
+
 def input_chunks(text: str, filename: str, section: str | None = None) -> InputChunks:
     """A split file's chunks, or the sections of an IR-printing log to plan (with the note)."""
     if not is_ir_log(text):
         if section is not None:
             message = f"{filename}: --section picks a dump of an IR-printing log; {_LOOKED_FOR}"
             raise AdapterInputError(NO_IR_DUMP, message)
-        return InputChunks(tuple((chunk, None) for chunk in split_chunks(text)[0]))
+        return InputChunks(tuple(ChunkToPlan(chunk) for chunk in split_chunks(text)[0]))
     sections = dump_sections(text)
     chosen = _chosen(sections, section)
     if not chosen or all(is_blank(found.chunk.text) for found in chosen):
         missing = f"no dump's header holds '{section}'" if section is not None else "no dump holds IR"
         raise AdapterInputError(NO_IR_DUMP, f"{filename}: {missing}; {_LOOKED_FOR}")
-    notes = tuple(
-        f"{filename}:{found.header_line}:1: note: planned the IR dumped under '{found.header}' "
-        f"(line {found.header_line} of the log)"
-        for found in chosen
-    )
-    picked = tuple(
-        (found.chunk, frozenset({found.function}) if found.function is not None and section is None else None)
-        for found in chosen
-    )
-    return InputChunks(picked, notes)
+    picked: list[ChunkToPlan] = []
+    notes: list[str] = []
+    for found in chosen:
+        only = frozenset({found.function}) if found.function is not None and section is None else None
+        header = _module_header(sections, found)
+        picked.append(ChunkToPlan(found.chunk, only, header))
+        borrowed = f"; with the attributes of the module at line {_module_line(header)}" if header else ""
+        notes.append(
+            f"{filename}:{found.header_line}:1: note: planned the IR dumped under '{found.header}' "
+            f"(line {found.header_line} of the log{borrowed})"
+        )
+    return InputChunks(tuple(picked), tuple(notes))
+
+
+def read_chunk(planned: ChunkToPlan, filename: str) -> ParsedChunk:
+    """Parse a chunk to plan; functions dumped alone get the attributes of the module they ran in."""
+    parsed = parse_chunk(planned.chunk, filename)
+    if planned.module_header is not None:
+        header = parse_chunk(planned.module_header, filename).module
+        module = header.ops.first if isinstance(header.ops.first, ModuleOp) else header
+        for name, value in module.attributes.items():
+            parsed.module.attributes.setdefault(name, value)
+    return parsed
 
 
 _LOOKED_FOR = "looked for MLIR's '// -----// IR Dump Before|After <Pass> (<arg>) //----- //' sections"
-

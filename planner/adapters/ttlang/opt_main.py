@@ -38,10 +38,10 @@ from planner.adapters.ttlang.configure import (
 )
 from planner.adapters.ttlang.diagnostics import Diagnostic
 from planner.adapters.ttlang.expected import expected_diagnostics, verify
-from planner.adapters.ttlang.ir_log import input_chunks, is_ir_log
+from planner.adapters.ttlang.ir_log import ChunkToPlan, input_chunks, is_ir_log, read_chunk
 from planner.adapters.ttlang.nesting import room_for_nesting
 from planner.adapters.ttlang.printing import canonical_text
-from planner.adapters.ttlang.source import Chunk, add_ttlang_dialects, parse_chunk, split_chunks
+from planner.adapters.ttlang.source import Chunk, add_ttlang_dialects, split_chunks
 from planner.budget import WATCHDOG_GRACE, watchdog
 from planner.errors import RequestError
 from planner.limits import DEFAULT_MAX_MEMORY, memory_capped
@@ -122,10 +122,10 @@ class PlannerOptMain(xDSLOptMain):
             self.args.passes = pass_list(self.args.pass_pipeline)
         super().setup_pipeline()  # type: ignore[no-untyped-call]
 
-    def _process(self, chunk: Chunk, filename: str) -> tuple[list[Diagnostic], str | None]:
+    def _process(self, planned: ChunkToPlan, filename: str) -> tuple[list[Diagnostic], str | None]:
         """One chunk's diagnostics and its printed output (None when refused)."""
         try:
-            parsed = parse_chunk(chunk, filename)
+            parsed = read_chunk(planned, filename)
         except AdapterInputError as error:
             return [input_error_diagnostic(error)], None
         session = OptSession(parsed)
@@ -160,11 +160,11 @@ class PlannerOptMain(xDSLOptMain):
             return _report(RequestError(error.code, error.message))
         outputs: list[str] = []
         reported: list[Diagnostic] = []
-        for chunk in chunks:
+        for planned in chunks:
             with room_for_nesting():
-                emitted, output = self._process(chunk, filename)
+                emitted, output = self._process(planned, filename)
             if self.args.verify_diagnostics:
-                reported.extend(verify(emitted, expected_diagnostics(chunk)))
+                reported.extend(verify(emitted, expected_diagnostics(planned.chunk)))
             else:
                 reported.extend(emitted)
             if output is not None:
@@ -181,13 +181,14 @@ class PlannerOptMain(xDSLOptMain):
             sys.stderr.writelines(note + "\n" for note in notes)
         return EXIT_FAILED if failed else EXIT_OK
 
-    def _chunks(self, text: str, filename: str) -> tuple[list[Chunk], tuple[str, ...]]:
+    def _chunks(self, text: str, filename: str) -> tuple[list[ChunkToPlan], tuple[str, ...]]:
         """The chunks to run on: an IR-printing log's chosen dumps (with the note naming them),
         else the split chunks or the whole text."""
         if is_ir_log(text) or self.args.section is not None:
             found = input_chunks(text, filename, self.args.section)
-            return [chunk for chunk, _ in found.chunks], found.notes
-        return (split_chunks(text)[0] if self.args.split_input_file else [Chunk(text, 0, 1)]), ()
+            return list(found.chunks), found.notes
+        chunks = split_chunks(text)[0] if self.args.split_input_file else [Chunk(text, 0, 1)]
+        return [ChunkToPlan(chunk) for chunk in chunks], ()
 
 
 @cache

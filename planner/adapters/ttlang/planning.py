@@ -15,7 +15,7 @@ from typing import Any
 from planner.adapters.outcome import AdapterOutcome
 from planner.adapters.ttlang.apply import Edit, apply_edits, function_edit, strategy_edit
 from planner.adapters.ttlang.diagnostics import Located
-from planner.adapters.ttlang.ir_log import input_chunks
+from planner.adapters.ttlang.ir_log import input_chunks, read_chunk
 from planner.adapters.ttlang.kernels import (
     AnsweredKernel,
     FunctionKernel,
@@ -26,7 +26,7 @@ from planner.adapters.ttlang.kernels import (
 )
 from planner.adapters.ttlang.nesting import room_for_nesting
 from planner.adapters.ttlang.pass_options import option_policy
-from planner.adapters.ttlang.source import ParsedChunk, parse_chunk
+from planner.adapters.ttlang.source import ParsedChunk
 from planner.kernelcfg import resolve
 from planner.kernelcfg.protocol import KernelcfgResolveRequest
 
@@ -51,12 +51,12 @@ def read_kernels(text: str, filename: str, options: Mapping[str, str] | None) ->
     option_fields = option_policy(given)
     found = input_chunks(text, filename, section)
     with room_for_nesting():
-        parsed_chunks = [parse_chunk(chunk, filename) for chunk, _ in found.chunks]
+        parsed_chunks = [read_chunk(planned, filename) for planned in found.chunks]
         kernels = [
             kernel
-            for parsed, (_, only) in zip(parsed_chunks, found.chunks, strict=True)
+            for parsed, planned in zip(parsed_chunks, found.chunks, strict=True)
             for kernel in chunk_kernels(parsed, option_fields)
-            if only is None or kernel.function.sym_name.data in only
+            if planned.functions is None or kernel.function.sym_name.data in planned.functions
         ]
     return ReadFile(parsed_chunks, kernels, found.notes)
 
