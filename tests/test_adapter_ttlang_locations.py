@@ -34,6 +34,7 @@ from xdsl.printer import Printer
 from planner.adapters.outcome import AdapterInputError
 from planner.adapters.ttlang import plan_text, source
 from planner.adapters.ttlang.fast_reader import read_common_forms
+from planner.adapters.ttlang.locations import CALL_STACK_LIMIT, source_place
 from planner.adapters.ttlang.source import Chunk, parse_chunk, split_chunks
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -188,11 +189,18 @@ def test_the_fast_reader_reads_aliased_locations_as_xdsl_does() -> None:
 
 @dataclass(frozen=True)
 class Written:
-    """A location as written, and the file positions a diagnostic at it reports (none: unknown)."""
+    """A location as written, the file position MLIR shows for it (None: none), and, when it is
+    or wraps a call site, the positions of that call site's chain of callers."""
 
     text: str
-    reported: tuple[str, ...]
-    """The reported position and each caller's, in the order MLIR reports them."""
+    shown: str | None
+    callers: tuple[str, ...] | None
+    """None: no call site; else the `called from` positions, nearest caller first."""
+
+    @property
+    def reported(self) -> tuple[str, ...]:
+        """What a diagnostic at this location reports: the shown position, then its callers."""
+        return () if self.shown is None else (self.shown, *(self.callers or ()))
 
 
 _OP_LINE = re.compile(
@@ -203,26 +211,30 @@ FILES = ("kernel.py", "helpers/tile ops.py")
 
 @st.composite
 def _locations(draw: st.DrawFn, depth: int = 0) -> Written:
-    forms = ["file", "range", "unknown"] + (["name", "callsite", "fused"] if depth < 2 else [])
+    """A random location and what MLIR reports for it: the first file position (a name's inner
+    one, a call site's callee's, a fused location's first part's), and a call site's callers,
+    walked caller by caller (each caller's shown position, then on through its own call site)."""
+    forms = ["file", "range", "unknown"] + (["name", "callsite", "fused"] if depth < 3 else [])
     form = draw(st.sampled_from(forms))
     if form in ("file", "range"):
         name = draw(st.sampled_from(FILES))
         line, column = draw(st.integers(1, 500)), draw(st.integers(1, 120))
         end = f" to {line + draw(st.integers(0, 3))}:{column + 4}" if form == "range" else ""
-        return Written(f'"{name}":{line}:{column}{end}', (f"{name}:{line}:{column}",))
+        return Written(f'"{name}":{line}:{column}{end}', f"{name}:{line}:{column}", None)
     if form == "unknown":
-        return Written("unknown", ())
+        return Written("unknown", None, None)
     if form == "name":
         inner = draw(_locations(depth + 1))
-        return Written(f'"v"({inner.text})', inner.reported)
+        return Written(f'"v"({inner.text})', inner.shown, inner.callers)
     if form == "callsite":
         callee, caller = draw(_locations(depth + 1)), draw(_locations(depth + 1))
-        reported = (*callee.reported, *caller.reported) if callee.reported else caller.reported
-        return Written(f"callsite({callee.text} at {caller.text})", reported)
+        chain = (*((caller.shown,) if caller.shown else ()), *(caller.callers or ()))
+        return Written(f"callsite({callee.text} at {caller.text})", callee.shown, chain)
     parts = draw(st.lists(_locations(depth + 1), min_size=1, max_size=3))
     metadata = draw(st.sampled_from(["", '<"tag">', "<#foreign.meta>"]))
-    first = next((part.reported for part in parts if part.reported), ())
-    return Written(f"fused{metadata}[{', '.join(part.text for part in parts)}]", first)
+    shown = next((part.shown for part in parts if part.shown is not None), None)
+    callers = next((part.callers for part in parts if part.callers is not None), None)
+    return Written(f"fused{metadata}[{', '.join(part.text for part in parts)}]", shown, callers)
 
 
 def _modules() -> list[str]:
@@ -317,3 +329,17 @@ def test_locations_move_diagnostics_to_the_written_positions_and_change_nothing_
         assert (as_json["source_location"], as_json["called_from"]) == (positions[0], list(positions[1:]))
     if "diagnostics" not in found.report:  # no diagnostic at a written position: all in the IR file
         assert all(reported.get(int(entry.split(":")[1]), ()) == () for entry in found.diagnostics)
+
+
+def test_a_deep_shared_call_site_reports_at_most_mlirs_call_stack_limit_and_in_linear_time() -> None:
+    """Each alias names the one before twice, so the location is a DAG of 2**100 paths: reading
+    it, finding where it points and walking its callers must each look at each value once."""
+    chain = "".join(f"#l{index} = loc(callsite(#l{index - 1} at #l{index - 1}))\n" for index in range(1, 100))
+    text = (
+        "func.func @f() {\n  %c = arith.constant 0 : index loc(#l99)\n  return\n}\n"
+        f'#l0 = loc("k.py":1:1)\n{chain}'
+    )
+    constant = _op(text, "arith.constant")
+    place = source_place(constant.location)
+    assert place is not None and str(place.position) == "k.py:1:1"
+    assert len(place.called_from) == CALL_STACK_LIMIT == 10

@@ -257,39 +257,70 @@ class FilePosition:
 @dataclass(frozen=True)
 class SourcePlace:
     """Where a diagnostic at a location points, as MLIR reports it: the file position and, for a
-    call site, each caller's position (innermost first), reported as `called from` notes."""
+    call site, the positions of its callers, each reported as a `called from` note."""
 
     position: FilePosition
     called_from: tuple[FilePosition, ...] = ()
 
 
+CALL_STACK_LIMIT = 10
+"""The most `called from` notes, as MLIR's `SourceMgrDiagnosticHandler` prints by default."""
+
+
 def source_place(location: Attribute) -> SourcePlace | None:
-    """The file position a diagnostic at `location` reports (None: the location has none).
+    """The file position a diagnostic at `location` reports, as `mlir-opt` does (None: it has none).
 
-    A name reports its inner location; a call site its callee, its callers as notes; a fused
-    location its first part that has a file position. Aliases share their values, so each
-    value is looked at once however often it is named.
+    MLIR shows a location's first file position (`findLocToShow`: a name's inner location, a
+    call site's callee, a fused location's first part that has one) and, when the location is
+    or wraps a call site, walks its callers (`getCallSiteLoc`), one `called from` note each.
+    Aliases share their values, so each value is looked at once however often it is named.
     """
-    return _source_place(location, {})
+    seen: dict[int, FilePosition | None] = {}
+    position = _shown(location, seen)
+    if position is None:
+        return None
+    callers: list[FilePosition] = []
+    call = _call_site(location)
+    while call is not None and len(callers) < CALL_STACK_LIMIT:
+        caller = _shown(call.caller, seen)
+        if caller is not None:
+            callers.append(caller)
+        call = _call_site(call.caller)
+    return SourcePlace(position, tuple(callers))
 
 
-def _source_place(location: Attribute, seen: dict[int, SourcePlace | None]) -> SourcePlace | None:
+def _shown(location: Attribute, seen: dict[int, FilePosition | None]) -> FilePosition | None:
+    """MLIR's `findLocToShow`: the first file position the location holds."""
     key = id(location)
     if key in seen:
         return seen[key]
-    found: SourcePlace | None = None
+    found: FilePosition | None = None
     if isinstance(location, FileLineColLoc):
-        found = SourcePlace(FilePosition(location.filename.data, location.line.data, location.column.data))
+        found = FilePosition(location.filename.data, location.line.data, location.column.data)
     elif isinstance(location, NameLoc):
-        found = _source_place(location.location, seen)
+        found = _shown(location.location, seen)
     elif isinstance(location, CallSiteLoc):
-        callee, caller = _source_place(location.callee, seen), _source_place(location.caller, seen)
-        if callee is None or caller is None:
-            found = callee or caller
-        else:
-            found = SourcePlace(callee.position, (*callee.called_from, caller.position, *caller.called_from))
+        found = _shown(location.callee, seen)
     elif isinstance(location, FusedLoc) and isinstance(location.locations, ArrayAttr):
-        parts = (_source_place(part, seen) for part in location.locations.data)
+        parts = (_shown(part, seen) for part in location.locations.data)
         found = next((part for part in parts if part is not None), None)
     seen[key] = found
     return found
+
+
+def _call_site(location: Attribute) -> CallSiteLoc | None:
+    """MLIR's `getCallSiteLoc`: the call site a location is or wraps (a name's, a fused part's)."""
+    pending = [location]
+    visited: set[int] = set()
+    while pending:
+        current = pending.pop()
+        if id(current) in visited:
+            continue
+        visited.add(id(current))
+        if isinstance(current, CallSiteLoc):
+            return current
+        if isinstance(current, NameLoc):
+            pending.append(current.location)
+        elif isinstance(current, FusedLoc) and isinstance(current.locations, ArrayAttr):
+            pending.extend(reversed(current.locations.data))
+    return None
