@@ -16,7 +16,7 @@
 // SECTION-LABEL: builtin.module {
 // SECTION: func.func @exp(
 // SECTION: func.func @log(
-Running custom pipeline: ...
+// Text before the first dump (the tool's other output) is not read.
 // -----// IR Dump Before CanonicalizerPass (canonicalize) //----- //
 module {
   func.func @exp(%t: tensor<1x1x!ttcore.tile<32x32, bf16>> loc("kernel.py":10:12)) {
