@@ -101,7 +101,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
     try:
         adapter = args.adapter or detect_adapter(filename, text)
         context = resolve_context(args, filename) if adapter == "pypto" else None
-        options = adapter_options(args.option)
+        options = adapter_options(args.option, args.section)
         outcome = plan_with(adapter, text, filename=filename, options=options, context=context)
     except AdapterInputError as exc:
         if args.json:
@@ -137,7 +137,8 @@ def cmd_explain(args: argparse.Namespace) -> int:
     if is_json_request(args.file, text):
         found = conflicts.Explained(args.file, (answer_request_file(text.encode("utf-8"), limits(args)),))
     else:
-        found = conflicts.explain_ir(args.file, text, context=resolve_context(args, args.file))
+        options = adapter_options([], args.section)
+        found = conflicts.explain_ir(args.file, text, options, context=resolve_context(args, args.file))
     if args.graph:
         from planner.explain import graph
 
@@ -152,7 +153,9 @@ def cmd_explain(args: argparse.Namespace) -> int:
 def cmd_explain_plan(args: argparse.Namespace) -> int:
     from planner.explain.remarks import explain_source
 
-    explained = explain_source(args.file, read_text(args), limits(args), adapter_options(args.option))
+    explained = explain_source(
+        args.file, read_text(args), limits(args), adapter_options(args.option, args.section)
+    )
     if args.json:
         print_json(explained.document)
     else:

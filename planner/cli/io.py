@@ -140,9 +140,10 @@ def bad_params(message: str) -> RequestError:
     return RequestError(request_codes.INVALID_PARAMS, message)
 
 
-def adapter_options(pairs: list[str]) -> dict[str, str]:
-    """`--option KEY=VALUE` pairs as the adapter's options."""
-    options = {}
+def adapter_options(pairs: list[str], section: str | None = None) -> dict[str, str]:
+    """`--option KEY=VALUE` pairs as the adapter's options, with `--section` (the dump of an
+    IR-printing log to plan) when given."""
+    options = {} if section is None else {"section": section}
     for pair in pairs:
         key, sep, value = pair.partition("=")
         if not sep or not key:

@@ -51,6 +51,9 @@ def _plan_arguments(plan: argparse.ArgumentParser) -> None:
     plan.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="adapter option")
     plan.add_argument("--adapter", choices=["pypto", "ttlang"], help="skip detection by extension/content")
     plan.add_argument("--json", action="store_true", help="print the report (or the error) as JSON")
+    plan.add_argument(
+        "--section", metavar="TEXT", help="of an IR-printing log, plan the first dump whose header holds TEXT"
+    )
     add_module_options(plan)
     plan.epilog = (
         "TT-Lang MLIR is planned in text-preserving mode: only the attribute dictionaries the plan "
@@ -114,6 +117,9 @@ def _explain_conflict_arguments(explain: argparse.ArgumentParser) -> None:
     explain.add_argument("file", help="MLIR, PyPTO program, or JSON request; - for stdin")
     explain.add_argument("--json", action="store_true", help="print the explanation as JSON")
     explain.add_argument("--graph", metavar="OUT.dot|OUT.png", help="draw the conflict graph")
+    explain.add_argument(
+        "--section", metavar="TEXT", help="of an IR-printing log, plan the first dump whose header holds TEXT"
+    )
     add_module_options(explain)
     _add_limits(explain, with_sizes=False)
 
@@ -123,6 +129,9 @@ def _explain_arguments(reasons: argparse.ArgumentParser) -> None:
     reasons.add_argument("--json", action="store_true", help="print the explanations (or the error) as JSON")
     reasons.add_argument(
         "--option", action="append", default=[], metavar="KEY=VALUE", help="pass option (precision=exact)"
+    )
+    reasons.add_argument(
+        "--section", metavar="TEXT", help="of an IR-printing log, plan the first dump whose header holds TEXT"
     )
     _add_limits(reasons, with_sizes=False)
 

@@ -39,6 +39,7 @@ class Explained:
     source: str
     subjects: tuple[Subject, ...]
     diagnostics: tuple[str, ...] = ()  # the adapter's own lines, positioned at the offending op
+    notes: tuple[str, ...] = ()  # what the adapter says it read (an IR-printing log's dumps)
 
     @property
     def explanation(self) -> Subject | None:
@@ -70,7 +71,10 @@ def explain_ir(
     adapter = detect_adapter(source, text)
     outcome = plan_with(adapter, text, filename=source, options=dict(options or {}), context=context)
     found = Explained(
-        source, _report_subjects(METHOD_BY_ADAPTER[adapter], outcome.report), tuple(outcome.diagnostics)
+        source,
+        _report_subjects(METHOD_BY_ADAPTER[adapter], outcome.report),
+        tuple(outcome.diagnostics),
+        tuple(outcome.report.get("notes", ())),
     )
     if not found.subjects:
         raise RequestError(request_codes.NOT_EXPLAINABLE, f"{source}: nothing in this file was planned")
@@ -78,13 +82,20 @@ def explain_ir(
 
 
 def _where(source: str, subject: Subject, diagnostics: tuple[str, ...] = (), severity: str = "error") -> str:
-    """MLIR-style location: the op's (from the adapter's first line of that severity), else the
-    function's own position, else the file and function name."""
+    """MLIR-style location: the op's (from the adapter's first diagnostic of that severity), else
+    the function's own position, else the file and function name."""
     located = (_LOCATION[severity].match(line) for line in diagnostics)
     first = next((match.group(1) for match in located if match), None)
     if first or subject.location:
         return first or subject.location or source
     return f"{source}:@{subject.function}" if subject.function else source
+
+
+def _notes_after(diagnostics: tuple[str, ...], severity: str) -> list[str]:
+    """The lines that follow the first line of the adapter's first diagnostic of that severity:
+    the `called from` notes and the IR position of one reported at its source position."""
+    first = next((entry for entry in diagnostics if _LOCATION[severity].match(entry)), "")
+    return first.split("\n")[1:]
 
 
 def _located(op: Any, operand: Any) -> str:
@@ -181,20 +192,27 @@ def diagnostic_lines(source: str, subject: Subject, diagnostics: tuple[str, ...]
     """Why `subject` was refused, as MLIR-style `loc: error: ...` / `loc: note: ...` lines."""
     where = _where(source, subject, diagnostics)
     note_where = _where(source, subject, diagnostics, "note") if diagnostics else where
-    return _RENDERERS[subject.method](where, note_where, subject)
+    lines = _RENDERERS[subject.method](where, note_where, subject)
+    if subject.method == "kernelcfg.resolve":  # the error's own notes after it, the note's after it
+        if subject.response["conflict"].get("note"):
+            lines[2:2] = _notes_after(diagnostics, "note")
+        lines[1:1] = _notes_after(diagnostics, "error")
+    return lines
 
 
 def render(found: Explained) -> str:
     """The first refusal as MLIR-style diagnostics, or a one-line all-clear."""
     subject = found.explanation
     if subject is None:
-        return f"{found.source}: no conflict: every request planned or proven\n"
-    return "".join(line + "\n" for line in diagnostic_lines(found.source, subject, found.diagnostics))
+        lines = [f"{found.source}: no conflict: every request planned or proven"]
+    else:
+        lines = diagnostic_lines(found.source, subject, found.diagnostics)
+    return "".join(line + "\n" for line in [*lines, *found.notes])
 
 
 def to_json(found: Explained) -> JsonObject:
     subject = found.explanation
-    return {
+    document: JsonObject = {
         "input": found.source,
         "refused": subject is not None,
         "explanation": None
@@ -205,3 +223,6 @@ def to_json(found: Explained) -> JsonObject:
             "response": subject.response,
         },
     }
+    if found.notes:
+        document["notes"] = list(found.notes)
+    return document

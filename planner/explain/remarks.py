@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pydantic import ValidationError
 
 from planner import request_codes
-from planner.adapters.ttlang.reading.diagnostics import Located
+from planner.adapters.ttlang.reading.diagnostics import Located, diagnostic
 from planner.adapters.ttlang.requests.pass_options import option_policy
 from planner.adapters.ttlang.writing.planning import read_kernels
 from planner.contract import JsonObject, request_error_from_validation
@@ -76,26 +76,29 @@ def _document(function: str | None, response: KernelcfgResolveResponse) -> JsonO
     return {"function": function, **dumped}
 
 
-def _at(source: str, where: Located) -> str:
-    line, column = where.line_col()
-    return f"{source}:{line}:{column}: "
+def _remark(source: str, where: Located, text: str) -> str:
+    """A remark at `where`: at the source position its op's location names, with the IR note, as
+    errors are (`diagnostics`)."""
+    return diagnostic(where, "remark", text).render(source)
 
 
 def _from_mlir(source: str, text: str, options: Mapping[str, str] | None) -> Explained:
     lines: list[str] = []
     documents: list[JsonObject] = []
-    for kernel in read_kernels(text, source, options)[2]:
+    read = read_kernels(text, source, options)
+    for kernel in read.kernels:
         request = kernel.request
         response = resolve(request.model_copy(update=_EXPLAINED)) if request is not None else None
         if request is None or response is None or response.explanation is None or response.precision is None:
             return _refusal(conflicts.explain_ir(source, text, options))
         documents.append(_document(request.function, response))
-        function = _at(source, Located(kernel.parsed, kernel.function))
+        function = Located(kernel.parsed, kernel.function)
         said = [(d.op, remark(d)) for d in response.explanation.decisions]
         for op_id, said_there in said + precision_remarks(response.precision):
             op = kernel.kernel.op_by_id.get(op_id) if op_id is not None else None
-            where = _at(source, Located(kernel.parsed, op)) if op is not None else function
-            lines.append(f"{where}remark: {said_there}")
+            where = Located(kernel.parsed, op) if op is not None else function
+            lines.append(_remark(source, where, said_there))
+    lines += read.notes
     return Explained(True, "".join(line + "\n" for line in lines), {"input": source, "functions": documents})
 
 

@@ -36,6 +36,19 @@ def _v(op_id: str) -> dict[str, str]:
 
 
 HAND_WRITTEN: dict[str, list[dict[str, Any]]] = {
+    "debug_locations.mlir": [  # upstream's printer renamed the values: op ids are its result numbers
+        {
+            "dfbs": _dfbs("bf16", 0, 1),
+            "ops": [_op("4", "tile_add", D0, D1, result="bf16", same_tile_coords=True)],  # both at [0, 0]
+        },
+        {
+            "dfbs": _dfbs("f32", 1),
+            "ops": [
+                _op("2", "tile_exp", D1, result="f32"),
+                _op("3", "tile_bcast", D1, result="f32", attrs={"kind": "row"}),
+            ],
+        },
+    ],
     "compute_mixed_args.mlir": [
         {
             "policy": {"fp32_dest_acc": True, "fpu_binary": True},

@@ -130,28 +130,6 @@ def test_generated_kernels_print_to_the_same_ir_and_a_fixed_point(text: str) -> 
     assert canonical_text(again) == once
 
 
-def aliases_first(text: str) -> str:
-    """`text` with the alias lines after the module moved before it: MLIR reads aliases defined
-    anywhere, xDSL's own parser only those defined before their use."""
-    lines = text.splitlines(keepends=True)
-    end = max(index for index, line in enumerate(lines) if line.startswith("}"))
-    return "".join(lines[end + 1 :] + lines[: end + 1])
-
-
-@given(kernels())
-def test_generated_kernels_with_debug_info_keep_every_location_and_print_a_fixed_point(text: str) -> None:
-    module = read(text)
-    once = canonical_text(module, debuginfo=True)
-    again = read(aliases_first(once))
-    assert generic(again, debuginfo=True) == generic(module, debuginfo=True)
-    assert canonical_text(again, debuginfo=True) == once
-
-
-@pytest.mark.xfail(
-    raises=AdapterInputError,
-    strict=True,
-    reason="`#loc` aliases defined after their use are read by the location reader (issue 29 item 1)",
-)
 @given(kernels())
 def test_generated_kernels_with_debug_info_print_to_the_same_ir_and_a_fixed_point(text: str) -> None:
     module = read(text)

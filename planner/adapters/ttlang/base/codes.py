@@ -22,3 +22,6 @@ REQUEST_REJECTED = "adapter.request_rejected"
 
 UNKNOWN_TILE_OP = "adapter.unknown_tile_op"
 """An op of another dialect, read only in generic form, that reads or produces tiles."""
+
+NO_IR_DUMP = "adapter.no_ir_dump"
+"""An IR-printing log with no dump to plan (none holds IR, or none matches `--section`)."""

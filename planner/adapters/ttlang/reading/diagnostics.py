@@ -1,8 +1,12 @@
 """MLIR-style diagnostics at the parsed source locations (docs/design/kernel-config.md section 8).
 
 `file:line:col: error: 'ttl.tile_bcast' op <message>` followed by `file:line:col: note: ...`;
-the location of an op is its first token, as MLIR reports it. Messages that already carry
-the `'<op name>' op ` prefix are not prefixed again.
+an op's position in the IR file is its first token. Where the op's location names a file
+position (`loc("kernel.py":42:14)`, TT-Lang's debug locations), the diagnostic is reported
+there, as `mlir-opt` does, each caller of a call site follows as a `called from` note, and the
+op's position in the IR file follows as a last note. The IR position stays the diagnostic's
+line for `-verify-diagnostics`, whose `expected-*` comments name lines of the IR file. Messages
+that already carry the `'<op name>' op ` prefix are not prefixed again.
 """
 
 from __future__ import annotations
@@ -12,9 +16,12 @@ from typing import Literal
 
 from xdsl.ir import Operation
 
+from planner.adapters.ttlang.reading.locations import SourcePlace, source_place
 from planner.adapters.ttlang.reading.source import ParsedChunk
 
-Severity = Literal["error", "warning", "note"]
+Severity = Literal["error", "warning", "note", "remark"]
+IR_NOTE = "the op in the IR"
+CALLED_FROM = "called from"
 
 
 @dataclass(frozen=True)
@@ -28,6 +35,10 @@ class Located:
         site = self.parsed.sites.get(self.op) if self.op is not None else None
         return self.parsed.line_col(site.start if site is not None else 0)
 
+    def source(self) -> SourcePlace | None:
+        """The file position the op's location names, if it names one."""
+        return source_place(self.op.location) if self.op is not None else None
+
 
 def with_op_prefix(op: Operation | None, message: str) -> str:
     """MLIR's `'<op name>' op ` prefix, unless the message already has one."""
@@ -38,19 +49,41 @@ def with_op_prefix(op: Operation | None, message: str) -> str:
 
 @dataclass(frozen=True)
 class Diagnostic:
-    """One MLIR diagnostic: its severity, where it points in the whole file, and its text."""
+    """One MLIR diagnostic: its severity, where it points in the whole IR file, its text, and
+    the source position the op's location names (None: reported in the IR file)."""
 
     severity: Severity
     line: int
     column: int
     message: str
+    source: SourcePlace | None = None
 
     def render(self, filename: str) -> str:
-        return f"{filename}:{self.line}:{self.column}: {self.severity}: {self.message}"
+        """The diagnostic's lines: at its source position with its notes, else in the IR file."""
+        in_ir = f"{filename}:{self.line}:{self.column}"
+        if self.source is None:
+            return f"{in_ir}: {self.severity}: {self.message}"
+        lines = [f"{self.source.position}: {self.severity}: {self.message}"]
+        lines += [f"{caller}: note: {CALLED_FROM}" for caller in self.source.called_from]
+        lines.append(f"{in_ir}: note: {IR_NOTE}")
+        return "\n".join(lines)
+
+    def to_json(self, filename: str) -> dict[str, object]:
+        """Both positions: `location` in the IR file, `source_location` (and callers) when known."""
+        found: dict[str, object] = {
+            "severity": self.severity,
+            "message": self.message,
+            "location": f"{filename}:{self.line}:{self.column}",
+        }
+        if self.source is not None:
+            found["source_location"] = str(self.source.position)
+            found["called_from"] = [str(caller) for caller in self.source.called_from]
+        return found
 
 
 def diagnostic(where: Located, severity: Severity, message: str) -> Diagnostic:
-    """The diagnostic at `where`, its message prefixed with the op name as MLIR does (not notes)."""
+    """The diagnostic at `where`, its message prefixed with the op name as MLIR does (errors and
+    warnings)."""
     line, column = where.line_col()
-    text = message if severity == "note" else with_op_prefix(where.op, message)
-    return Diagnostic(severity, line, column, text)
+    text = with_op_prefix(where.op, message) if severity in ("error", "warning") else message
+    return Diagnostic(severity, line, column, text, where.source())

@@ -11,18 +11,19 @@ positions come from `Parser.pos`.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TypeVar
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import DictionaryAttr, UnitAttr
+from xdsl.dialects.builtin import DictionaryAttr, LocationAttr, UnitAttr
 from xdsl.ir import Attribute, Operation
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import VerifyException
 
 from planner.adapters.ttlang.base.balanced import peek_tokens
 from planner.adapters.ttlang.reading.context import ttlang_context
+from planner.adapters.ttlang.reading.locations import NO_ALIASES, parse_location_body
 
 _RESULTS = re.compile(r"(%[\w$.\-]+)(?::\d+)?\s*(,|=)")
 _T = TypeVar("_T")
@@ -95,10 +96,18 @@ def _without_line_comments(text: str) -> str:
 
 
 class SiteRecordingParser(Parser):
-    """xDSL's MLIR parser, recording an `OpSite` for every op it builds."""
+    """xDSL's MLIR parser, recording an `OpSite` for every op it builds, reading every MLIR
+    location form (`locations`), the chunk's location aliases known before it starts."""
 
-    def __init__(self, text: str, name: str, ctx: Context | None = None) -> None:
+    def __init__(
+        self,
+        text: str,
+        name: str,
+        ctx: Context | None = None,
+        locations: Mapping[str, LocationAttr] = NO_ALIASES,
+    ) -> None:
         super().__init__(ttlang_context() if ctx is None else ctx, text, name)
+        self.attribute_aliases.update(locations)
         self.sites: dict[Operation, OpSite] = {}
         self._text = text
         self._frames: list[_Frame] = []
@@ -114,6 +123,13 @@ class SiteRecordingParser(Parser):
             frame = self._frames.pop()
         self.sites[op] = OpSite(frame.start, frame.result_names, frame.attr_dict)
         return op
+
+    def parse_optional_location(self) -> LocationAttr | None:
+        """`loc(...)` in any of MLIR's forms (xDSL reads neither ranges nor fused metadata)."""
+        if not self.parse_optional_characters("loc"):
+            return None
+        with self.in_parens():
+            return parse_location_body(self)
 
     def parse_comma_separated_list(
         self, delimiter: Parser.Delimiter, parse: Callable[[], _T], context_msg: str = ""

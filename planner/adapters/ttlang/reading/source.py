@@ -13,9 +13,11 @@ following the `into dst[...]` convention) so the resolver can refuse it at its l
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.context import Context
+from xdsl.dialects.builtin import LocationAttr, ModuleOp
 from xdsl.ir import Operation
 from xdsl.utils.exceptions import ParseError, VerifyException
 
@@ -24,6 +26,7 @@ from planner.adapters.ttlang.base.codes import INVALID_IR, PARSE_ERROR
 from planner.adapters.ttlang.reading.context import ttlang_context
 from planner.adapters.ttlang.reading.dominance import first_dominance_violation
 from planner.adapters.ttlang.reading.fast_reader import read_common_forms
+from planner.adapters.ttlang.reading.locations import AliasError, LocationAliases, read_location_aliases
 from planner.adapters.ttlang.reading.nesting import NESTING_LIMIT, too_deep_at
 from planner.adapters.ttlang.reading.numbers import DIGIT_LIMIT, overlong_number_at
 from planner.adapters.ttlang.reading.sites import OpSite, SiteRecordingParser
@@ -115,8 +118,16 @@ def parse_chunk(chunk: Chunk, filename: str) -> ParsedChunk:
     overlong = overlong_number_at(text)
     if overlong is not None:
         raise _parse_error(chunk, filename, overlong, f"integer literal longer than {DIGIT_LIMIT} digits")
-    read = read_common_forms(text, filename, ttlang_context, SiteRecordingParser)
-    module, sites = _parse_with_xdsl(chunk, text, filename) if read is None else read
+    aliases = _location_aliases(chunk, text, filename)
+    text = aliases.text
+    if is_blank(text):
+        return ParsedChunk(chunk, ModuleOp([]))
+
+    def new_parser(piece: str, name: str, ctx: Context) -> SiteRecordingParser:
+        return SiteRecordingParser(piece, name, ctx, aliases.aliases)
+
+    read = read_common_forms(text, filename, ttlang_context, new_parser)
+    module, sites = _parse_with_xdsl(chunk, text, filename, aliases) if read is None else read
 
     try:
         module.verify()
@@ -128,9 +139,26 @@ def parse_chunk(chunk: Chunk, filename: str) -> ParsedChunk:
     return parsed
 
 
-def _parse_with_xdsl(chunk: Chunk, text: str, filename: str) -> tuple[ModuleOp, dict[Operation, OpSite]]:
+def _location_aliases(chunk: Chunk, text: str, filename: str) -> LocationAliases:
+    """The chunk's location aliases, read before the ops that name them (`locations`)."""
+    contexts: list[Context] = []
+
+    def new_parser(body: str, known: Mapping[str, LocationAttr]) -> SiteRecordingParser:
+        if not contexts:
+            contexts.append(ttlang_context())
+        return SiteRecordingParser(body, filename, contexts[0], known)
+
     try:
-        parser = SiteRecordingParser(text, filename)
+        return read_location_aliases(text, new_parser)
+    except AliasError as error:
+        raise _parse_error(chunk, filename, error.offset, error.message) from None
+
+
+def _parse_with_xdsl(
+    chunk: Chunk, text: str, filename: str, aliases: LocationAliases
+) -> tuple[ModuleOp, dict[Operation, OpSite]]:
+    try:
+        parser = SiteRecordingParser(text, filename, locations=aliases.aliases)
     except ParseError as error:  # the first token does not lex
         raise _parse_error(chunk, filename, error.span.start, error.msg) from None
     try:

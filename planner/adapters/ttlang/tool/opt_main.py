@@ -33,8 +33,9 @@ from planner import request_codes
 from planner.adapters.outcome import AdapterInputError
 from planner.adapters.ttlang.reading.context import add_ttlang_dialects
 from planner.adapters.ttlang.reading.diagnostics import Diagnostic
+from planner.adapters.ttlang.reading.ir_log import ChunkToPlan, input_chunks, is_ir_log, read_chunk
 from planner.adapters.ttlang.reading.nesting import room_for_nesting
-from planner.adapters.ttlang.reading.source import Chunk, parse_chunk, split_chunks
+from planner.adapters.ttlang.reading.source import Chunk, split_chunks
 from planner.adapters.ttlang.tool.expected import expected_diagnostics, verify
 from planner.adapters.ttlang.writing.configure import (
     KernelConfigRefused,
@@ -104,6 +105,11 @@ class PlannerOptMain(xDSLOptMain):
             help="MLIR's pipeline: 'builtin.module(func.func(ttl-set-compute-kernel-config{...}))'",
         )
         arg_parser.add_argument(
+            "--section",
+            metavar="TEXT",
+            help="of an IR-printing log, run on the first dump whose header holds TEXT",
+        )
+        arg_parser.add_argument(
             "--timeout",
             type=float,
             default=10.0,
@@ -124,10 +130,10 @@ class PlannerOptMain(xDSLOptMain):
             self.args.passes = pass_list(self.args.pass_pipeline)
         super().setup_pipeline()  # type: ignore[no-untyped-call]
 
-    def _process(self, chunk: Chunk, filename: str) -> tuple[list[Diagnostic], str | None]:
+    def _process(self, planned: ChunkToPlan, filename: str) -> tuple[list[Diagnostic], str | None]:
         """One chunk's diagnostics and its printed output (None when refused)."""
         try:
-            parsed = parse_chunk(chunk, filename)
+            parsed = read_chunk(planned, filename)
         except AdapterInputError as error:
             return [input_error_diagnostic(error)], None
         session = OptSession(parsed)
@@ -156,14 +162,17 @@ class PlannerOptMain(xDSLOptMain):
         except UnicodeDecodeError as error:
             sys.stderr.write(f"{filename}: error: not UTF-8 text (byte {error.start})\n")
             return EXIT_USAGE
-        chunks = split_chunks(text)[0] if self.args.split_input_file else [Chunk(text, 0, 1)]
+        try:
+            chunks, notes = self._chunks(text, filename)
+        except AdapterInputError as error:
+            return _report(RequestError(error.code, error.message))
         outputs: list[str] = []
         reported: list[Diagnostic] = []
-        for chunk in chunks:
+        for planned in chunks:
             with room_for_nesting():
-                emitted, output = self._process(chunk, filename)
+                emitted, output = self._process(planned, filename)
             if self.args.verify_diagnostics:
-                reported.extend(verify(emitted, expected_diagnostics(chunk)))
+                reported.extend(verify(emitted, expected_diagnostics(planned.chunk)))
             else:
                 reported.extend(emitted)
             if output is not None:
@@ -176,7 +185,18 @@ class PlannerOptMain(xDSLOptMain):
             write_output(self.args.output_file, printed, "-o")
         for item in reported:
             sys.stderr.write(item.render(filename) + "\n")
+        if not self.args.verify_diagnostics:
+            sys.stderr.writelines(note + "\n" for note in notes)
         return EXIT_FAILED if failed else EXIT_OK
+
+    def _chunks(self, text: str, filename: str) -> tuple[list[ChunkToPlan], tuple[str, ...]]:
+        """The chunks to run on: an IR-printing log's chosen dumps (with the note naming them),
+        else the split chunks or the whole text."""
+        if is_ir_log(text) or self.args.section is not None:
+            found = input_chunks(text, filename, self.args.section)
+            return list(found.chunks), found.notes
+        chunks = split_chunks(text)[0] if self.args.split_input_file else [Chunk(text, 0, 1)]
+        return [ChunkToPlan(chunk) for chunk in chunks], ()
 
 
 @cache

@@ -9,11 +9,14 @@ diagnostics. Deciding (the resolver) and rewriting (`apply`) stay separate.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from planner.adapters.outcome import AdapterOutcome
+from planner.adapters.ttlang.reading.diagnostics import Located
+from planner.adapters.ttlang.reading.ir_log import input_chunks, read_chunk
 from planner.adapters.ttlang.reading.nesting import room_for_nesting
-from planner.adapters.ttlang.reading.source import ParsedChunk, parse_chunk, split_chunks
+from planner.adapters.ttlang.reading.source import ParsedChunk
 from planner.adapters.ttlang.requests.kernels import (
     AnsweredKernel,
     FunctionKernel,
@@ -27,17 +30,35 @@ from planner.adapters.ttlang.writing.apply import Edit, apply_edits, function_ed
 from planner.kernelcfg import resolve
 from planner.kernelcfg.protocol import KernelcfgResolveRequest
 
+SECTION_OPTION = "section"
+"""The option naming the dump of an IR-printing log to plan (`--section TEXT`); not a pass option."""
 
-def read_kernels(
-    text: str, filename: str, options: Mapping[str, str] | None
-) -> tuple[list[ParsedChunk], list[str], list[FunctionKernel]]:
-    """Parse every chunk and collect every function (malformed input: `AdapterInputError`)."""
-    option_fields = option_policy(options)
-    chunks, separators = split_chunks(text)
+
+@dataclass(frozen=True)
+class ReadFile:
+    """A file's parsed chunks, its functions, and the notes on what was read (a log's section)."""
+
+    parsed: list[ParsedChunk]
+    kernels: list[FunctionKernel]
+    notes: tuple[str, ...]
+
+
+def read_kernels(text: str, filename: str, options: Mapping[str, str] | None) -> ReadFile:
+    """Parse every chunk (of a log: the dumps it plans) and collect its functions (malformed
+    input: `AdapterInputError`)."""
+    given = dict(options or {})
+    section = given.pop(SECTION_OPTION, None)
+    option_fields = option_policy(given)
+    found = input_chunks(text, filename, section)
     with room_for_nesting():
-        parsed_chunks = [parse_chunk(chunk, filename) for chunk in chunks]
-        kernels = [kernel for parsed in parsed_chunks for kernel in chunk_kernels(parsed, option_fields)]
-    return parsed_chunks, separators, kernels
+        parsed_chunks = [read_chunk(planned, filename) for planned in found.chunks]
+        kernels = [
+            kernel
+            for parsed, planned in zip(parsed_chunks, found.chunks, strict=True)
+            for kernel in chunk_kernels(parsed, option_fields)
+            if planned.functions is None or kernel.function.sym_name.data in planned.functions
+        ]
+    return ReadFile(parsed_chunks, kernels, found.notes)
 
 
 def build_requests(
@@ -49,7 +70,7 @@ def build_requests(
     `ttl.unpack_to_dest_fp32`) raises the resolver's own `KcfgError`.
     """
     requests: list[KernelcfgResolveRequest] = []
-    for kernel in read_kernels(text, filename, options)[2]:
+    for kernel in read_kernels(text, filename, options).kernels:
         if kernel.refusal is not None:
             raise kernel.refusal
         assert kernel.request is not None
@@ -85,30 +106,47 @@ def _report_entry(answered: AnsweredKernel, filename: str) -> dict[str, Any]:
     put into one) and the answer."""
     kernel, response = answered.kernel, answered.response
     line, column = kernel.parsed.op_line_col(kernel.function)
-    return {
+    entry: dict[str, Any] = {
         "function": kernel.function.sym_name.data,
         "location": f"{filename}:{line}:{column}",
-        "request": kernel.request.model_dump(mode="json") if kernel.request is not None else {},
-        "response": response.model_dump(mode="json"),
     }
+    source = Located(kernel.parsed, kernel.function).source()
+    if source is not None:
+        entry["source_location"] = str(source.position)
+    entry["request"] = kernel.request.model_dump(mode="json") if kernel.request is not None else {}
+    entry["response"] = response.model_dump(mode="json")
+    return entry
 
 
 def plan_text_with(
     text: str, resolver: Resolver, *, filename: str = "<input>", options: Mapping[str, str] | None = None
 ) -> AdapterOutcome:
     """`plan_text` with the resolver passed in."""
-    parsed_chunks, separators, kernels = read_kernels(text, filename, options)
-    answers = [answer(kernel, resolver) for kernel in kernels]
-    diagnostics = [found.render(filename) for found in diagnostics_of(answers)]
-    report = {"adapter": "ttlang", "functions": [_report_entry(answered, filename) for answered in answers]}
+    read = read_kernels(text, filename, options)
+    answers = [answer(kernel, resolver) for kernel in read.kernels]
+    found = diagnostics_of(answers)
+    diagnostics = [*(each.render(filename) for each in found), *read.notes]
+    report: dict[str, Any] = {
+        "adapter": "ttlang",
+        "functions": [_report_entry(answered, filename) for answered in answers],
+    }
+    if any(each.source is not None for each in found):  # both positions of each, for `--json`
+        report["diagnostics"] = [each.to_json(filename) for each in found]
+    if read.notes:  # an IR-printing log: which dumps were planned
+        report["notes"] = list(read.notes)
     if not all(answered.response.ok for answered in answers):
         return AdapterOutcome(ok=False, text=text, diagnostics=diagnostics, report=report)
-    edits_by_chunk: dict[int, list[Edit]] = {id(parsed): [] for parsed in parsed_chunks}
+    edits_by_chunk: dict[int, list[Edit]] = {id(parsed): [] for parsed in read.parsed}
     for answered in answers:
         edits_by_chunk[id(answered.kernel.parsed)].extend(_edits(answered))
-    planned = [apply_edits(parsed.chunk.text, edits_by_chunk[id(parsed)]) for parsed in parsed_chunks]
-    joined = planned[0] + "".join(sep + chunk for sep, chunk in zip(separators, planned[1:], strict=True))
-    return AdapterOutcome(ok=True, text=joined, diagnostics=diagnostics, report=report)
+    pieces: list[str] = []
+    kept_from = 0  # the text between chunks (separators, a log's other dumps) is kept as it is
+    for parsed in read.parsed:
+        chunk = parsed.chunk
+        pieces += (text[kept_from : chunk.offset], apply_edits(chunk.text, edits_by_chunk[id(parsed)]))
+        kept_from = chunk.offset + len(chunk.text)
+    pieces.append(text[kept_from:])
+    return AdapterOutcome(ok=True, text="".join(pieces), diagnostics=diagnostics, report=report)
 
 
 def plan_text(

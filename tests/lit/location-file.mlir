@@ -1,0 +1,21 @@
+// A file position on the op: the diagnostic is reported there, as mlir-opt reports it, and the
+// op's position in this file follows as a note. -verify-diagnostics keeps matching this file's
+// lines, and the added note is not an unexpected diagnostic.
+// RUN: not planner-opt %s -p ttl-set-compute-kernel-config 2>&1 >/dev/null | FileCheck %s
+// RUN: planner-opt %s -p ttl-set-compute-kernel-config -verify-diagnostics -o /dev/null
+// CHECK: kernel.py:14:11: error: 'ttl.tile_bcast' op dataflow buffer 1 requires incompatible unpack modes in one kernel
+// CHECK-NEXT: {{.*}}location-file.mlir:19:3: note: the op in the IR
+// CHECK-NEXT: kernel.py:12:10: note: operand 0 establishes the conflicting unpack mode
+// CHECK-NEXT: {{.*}}location-file.mlir:17:3: note: the op in the IR
+func.func @exp_and_bcast(%t: tensor<1x1x!ttcore.tile<32x32, f32>>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %cb = ttl.bind_cb {cb_index = 1, block_count = 2} : !ttl.cb<[1, 1], !ttcore.tile<32x32, f32>, 2>
+  %in = ttl.attach_cb %t, %cb : (tensor<1x1x!ttcore.tile<32x32, f32>>, !ttl.cb<[1, 1], !ttcore.tile<32x32, f32>, 2>) -> tensor<1x1x!ttcore.tile<32x32, f32>>
+  %tile = tensor.extract %in[%c0, %c0] : tensor<1x1x!ttcore.tile<32x32, f32>>
+  // expected-note @below {{operand 0 establishes the conflicting unpack mode}}
+  %e = ttl.tile_exp %tile into dst[%c0] : !ttcore.tile<32x32, f32> -> !ttcore.tile<32x32, f32> loc("kernel.py":12:10)
+  // expected-error @below {{dataflow buffer 1 requires incompatible unpack modes}}
+  %row = ttl.tile_bcast %tile, %tile 2 : i32 into dst[%c1] : (!ttcore.tile<32x32, f32>, !ttcore.tile<32x32, f32>) -> !ttcore.tile<32x32, f32> loc("kernel.py":14:11)
+  return
+}
