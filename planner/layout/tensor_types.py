@@ -20,11 +20,13 @@ def c0_of(dtype_name: str, site: nz.Site) -> int:
     refused before a width that does not divide."""
     dtype: AscendDtype = ASCEND_DTYPES[dtype_name]
     if dtype.bits < _MIN_NZ_BITS or not dtype.nz_capable:
+        what = (
+            f"{dtype.bits}-bit elements"
+            if dtype.bits < _MIN_NZ_BITS
+            else "bytes that are not NZ elements: a packed FP4 x2 carrier or an MX scale"
+        )
         raise nz.refusal(
-            nz.SUB_BYTE_DTYPE,
-            f"NZ layout does not support the sub-byte dtype {dtype.name} ({dtype.bits}-bit elements or a "
-            "packed FP4 x2 carrier).",
-            site,
+            nz.SUB_BYTE_DTYPE, f"NZ layout does not support the sub-byte dtype {dtype.name} ({what}).", site
         )
     if C0_LINE_BITS % dtype.bits:
         raise nz.refusal(

@@ -23,13 +23,15 @@ def nz(shape: list[Any], dtype: str = "INT8", name: str = "w", **extra: Any) -> 
 
 
 C0_TABLE = {
-    **dict.fromkeys(["INT8", "UINT8", "FP8", "FP8E4M3", "FP8E5M2", "HF8"], 32),
+    **dict.fromkeys(["INT8", "UINT8", "FP8", "FP8E4M3", "FP8E4M3FN", "FP8E5M2", "HF8"], 32),
     **dict.fromkeys(["FP16", "BF16", "INT16", "UINT16"], 16),
     **dict.fromkeys(["FP32", "INT32", "UINT32"], 8),
     **dict.fromkeys(["INT64", "UINT64", "INDEX"], 4),
 }
 REFUSED_DTYPES = {
-    **dict.fromkeys(["INT4", "UINT4", "FP4", "HF4", "BOOL", "FP4X2_E2M1", "FP4X2_E1M2"], "nz.sub_byte_dtype"),
+    **dict.fromkeys(
+        ["INT4", "UINT4", "FP4", "HF4", "BOOL", "FP4X2_E2M1", "FP4X2_E1M2", "FP8E8M0"], "nz.sub_byte_dtype"
+    ),
     "INT24": "nz.dtype_not_dividing_c0",
 }
 
