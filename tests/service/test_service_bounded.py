@@ -21,9 +21,9 @@ from planner.testing.strategies.kernels import kernel_requests
 from tests.support.hypothesis_budget import lowered
 from tests.support.paths import ROOT
 
-KERNEL: dict[str, Any] = json.loads(
-    (ROOT / "examples" / "json" / "kernelcfg-resolve.json").read_text()
-)["params"]
+KERNEL: dict[str, Any] = json.loads((ROOT / "examples" / "json" / "kernelcfg-resolve.json").read_text())[
+    "params"
+]
 
 
 def kernel(ops: int, dfbs: int = 2) -> dict[str, Any]:

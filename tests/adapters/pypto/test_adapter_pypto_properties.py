@@ -185,8 +185,7 @@ def test_parse_then_print_is_the_identity(case: Case) -> None:
 
 
 EXAMPLE_TEXTS = [
-    path.read_text(encoding="utf-8")
-    for path in sorted((ROOT / "examples" / "pypto").glob("*.py"))
+    path.read_text(encoding="utf-8") for path in sorted((ROOT / "examples" / "pypto").glob("*.py"))
 ]
 
 
