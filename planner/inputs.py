@@ -33,25 +33,27 @@ class FileRequest:
     params: dict[str, Any]
 
 
-def read_input(path: str, max_bytes: int) -> bytes:
-    """A file's bytes (`-`: stdin), at most `max_bytes`; an unreadable or larger file is a typed error.
+def read_input(path: str, max_bytes: int | None) -> bytes:
+    """A file's bytes (`-`: stdin), at most `max_bytes` (None: all); an unreadable or larger file is
+    a typed error.
 
     Only `max_bytes + 1` bytes are ever read, so an endless input (`/dev/zero`) is refused quickly.
     """
+    wanted = -1 if max_bytes is None else max_bytes + 1
     try:
         if path == "-":
-            data = sys.stdin.buffer.read(max_bytes + 1)
+            data = sys.stdin.buffer.read(wanted)
         else:
             with open(path, "rb") as stream:
-                data = stream.read(max_bytes + 1)
+                data = stream.read(wanted)
     except OSError as exc:
         raise RequestError(request_codes.UNREADABLE, f"cannot read {path}: {exc.strerror or exc}") from None
-    if len(data) > max_bytes:
+    if max_bytes is not None and len(data) > max_bytes:
         raise too_large(max_bytes)
     return data
 
 
-def read_text(path: str, max_bytes: int) -> str:
+def read_text(path: str, max_bytes: int | None) -> str:
     """`read_input` decoded as UTF-8; other bytes are a typed error naming the first bad byte."""
     data = read_input(path, max_bytes)
     try:

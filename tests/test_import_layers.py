@@ -25,6 +25,7 @@ GROUND_FLOOR = (
     "planner.extras",
     "planner.inputs",
     "planner.outputs",
+    "planner.standard_output",
 )
 
 # (rank, room, the module prefixes it holds)

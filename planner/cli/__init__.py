@@ -12,7 +12,8 @@ import os
 import sys
 
 from planner.cli.io import EXIT_OK, Command, bounded, fail
-from planner.cli.parser import build_parser
+from planner.cli.parser import build_parser, usage_problems
+from planner.standard_output import flush_stdout, reader_left
 
 __all__ = ["build_parser", "main"]
 
@@ -29,10 +30,19 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_OK
     if args.debug:
         os.environ[_DEBUG_ENV] = "1"  # worker processes inherit it
+    for problem in usage_problems(args):
+        args.parser.error(problem)
     try:
         with bounded(args):
-            return run(args)
+            code = run(args)
+            flush_stdout()
+            return code
+    except BrokenPipeError:
+        return reader_left()
     except Exception as exc:
         from planner.request_codes import to_request_error
 
-        return fail(to_request_error(exc), getattr(args, "json", False))
+        try:
+            return fail(to_request_error(exc), getattr(args, "json", False))
+        except BrokenPipeError:
+            return reader_left()

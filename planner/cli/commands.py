@@ -4,7 +4,6 @@ explain and batch. Each returns its exit code (`planner.cli.io`)."""
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 
@@ -19,6 +18,7 @@ from planner.cli.io import (
     input_name,
     limits,
     print_json,
+    print_text,
     read_text,
     write,
 )
@@ -40,13 +40,6 @@ def cmd_call(args: argparse.Namespace) -> int:
         return fail(outcome, args.json)
     print_json(outcome)
     return EXIT_OK if method.succeeded(outcome) else EXIT_REFUSED
-
-
-def _silence_stdout() -> None:
-    """Point fd 1 at /dev/null, so the interpreter's final flush of unsent replies cannot fail."""
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, sys.stdout.fileno())
-    os.close(devnull)
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -73,7 +66,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         pass  # the way to stop a server
     except BrokenPipeError:  # the reader closed our stdout: nobody is left to answer
-        _silence_stdout()
+        from planner.standard_output import reader_left
+
+        reader_left()
     return EXIT_OK
 
 
@@ -95,7 +90,7 @@ def cmd_schema(args: argparse.Namespace) -> int:
 def cmd_plan(args: argparse.Namespace) -> int:
     from planner.adapters import AdapterInputError, detect_adapter, plan_with
 
-    check_outputs(args, [args.file], "--output", "--report")
+    check_outputs(args, [args.file], "--output", "--report", stdout=args.json or not args.output)
     text = read_text(args)
     filename = input_name(args)
     try:
@@ -123,7 +118,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
     if args.output:
         write(args.output, planned, "--output")
     else:
-        sys.stdout.write(planned)
+        print_text(planned)
     return EXIT_OK
 
 
@@ -145,7 +140,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
     if args.json:
         print_json(conflicts.to_json(found))
     else:
-        sys.stdout.write(conflicts.render(found))
+        print_text(conflicts.render(found))
     return EXIT_OK if found.explanation is None else EXIT_REFUSED
 
 
@@ -156,7 +151,7 @@ def cmd_explain_plan(args: argparse.Namespace) -> int:
     if args.json:
         print_json(explained.document)
     else:
-        sys.stdout.write(explained.text)
+        print_text(explained.text)
     return EXIT_OK if explained.ok else EXIT_REFUSED
 
 
@@ -164,7 +159,7 @@ def cmd_batch(args: argparse.Namespace) -> int:
     from planner.cli import batch
 
     inputs = batch.collect_inputs([Path(p) for p in args.paths])
-    check_outputs(args, inputs, "--output")
+    check_outputs(args, inputs, "--output", stdout=not args.output)
     progress = sys.stderr.isatty() and not args.quiet
     results = batch.run(
         inputs,
@@ -178,5 +173,5 @@ def cmd_batch(args: argparse.Namespace) -> int:
     if args.output:
         write(args.output, lines, "--output")
     else:
-        sys.stdout.write(lines)
+        print_text(lines)
     return max((result.exit for result in results), default=EXIT_OK)

@@ -48,16 +48,17 @@ def input_name(args: argparse.Namespace) -> str:
     return name
 
 
-def check_outputs(args: argparse.Namespace, inputs: list[str], *options: str) -> None:
-    """Refuse unsafe outputs before any work, so a refusal never follows a long plan."""
-    targets = [(option, getattr(args, option.lstrip("-"))) for option in options]
-    if not any(target for _, target in targets):
+def check_outputs(args: argparse.Namespace, inputs: list[str], *options: str, stdout: bool = True) -> None:
+    """Refuse unsafe outputs before any work, so a refusal never follows a long plan: an input, a
+    directory, or two outputs naming one file (`stdout`: the command also writes standard output)."""
+    targets = [(option, target) for option in options if (target := getattr(args, option.lstrip("-")))]
+    if not targets:
         return  # nothing to write: the writer (and tempfile) stays unimported
-    from planner.outputs import check_output
+    from planner.outputs import check_distinct, check_output
 
     for option, target in targets:
-        if target:
-            check_output(target, inputs, option)
+        check_output(target, inputs, option)
+    check_distinct([*targets, *([("", "-")] if stdout else [])])
 
 
 def write(target: str, text: str, option: str) -> None:
@@ -100,19 +101,36 @@ def bounded(args: argparse.Namespace) -> Iterator[None]:
         yield
 
 
+def print_text(text: str) -> None:
+    """Standard output, written and flushed at once (`planner.outputs.write_stdout`)."""
+    from planner.standard_output import write_stdout
+
+    write_stdout(text)
+
+
 def print_json(value: Any) -> None:
     from planner.limits import pretty_json
 
-    sys.stdout.write(pretty_json(value))
+    print_text(pretty_json(value))
 
 
-def fail(error: RequestError, as_json: bool) -> int:
+def _say(error: RequestError) -> None:
     from planner import request_codes
 
     if error.code != request_codes.INTERNAL:  # an internal fault has logged its own line
         sys.stderr.write(f"planner: error: [{error.code}] {error.message}\n")
+
+
+def fail(error: RequestError, as_json: bool) -> int:
+    from planner.errors import RequestError
+
+    _say(error)
     if as_json:
-        print_json({"error": error.to_json()})
+        try:
+            print_json({"error": error.to_json()})
+        except RequestError as unwritable:  # the JSON copy cannot go out: a line on stderr says so
+            if unwritable.message != error.message:
+                _say(unwritable)
     return EXIT_BAD_REQUEST
 
 

@@ -210,8 +210,22 @@ _COMMANDS: tuple[tuple[str, Command | None, str, Callable[[argparse.ArgumentPars
 def _subcommand(sub: Any, name: str, run: Command | None, help: str) -> argparse.ArgumentParser:
     parser: argparse.ArgumentParser = sub.add_parser(name, help=help, description=help)
     if run is not None:
-        parser.set_defaults(run=run)
+        parser.set_defaults(run=run, parser=parser)
     return parser
+
+
+# (command's run function, option, the option it needs): an option that does nothing without the other
+_NEEDS: tuple[tuple[Command, str, str], ...] = ((layout_commands.cmd_suggest, "--output", "--apply"),)
+
+
+def usage_problems(args: argparse.Namespace) -> list[str]:
+    """Options the command given would silently ignore: each a usage error, never a no-op."""
+    run = getattr(args, "run", None)
+    return [
+        f"{option} has no effect without {needed}; add {needed} or drop {option}"
+        for command, option, needed in _NEEDS
+        if run is command and getattr(args, option.lstrip("-")) and not getattr(args, needed.lstrip("-"))
+    ]
 
 
 def _named_command(argv: Sequence[str]) -> str | None:

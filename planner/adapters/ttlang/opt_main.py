@@ -9,9 +9,12 @@ An upstream lit test runs with `planner-opt` in place of `ttlang-opt`:
 MLIR's single-dash spellings of the long options are accepted. Output is canonical MLIR
 (`printing`); diagnostics go to stderr as `file:line:col: error: ...`, each chunk of a split
 file on its own (a refused chunk prints nothing). `-o` is never an input and is written only
-by a run that succeeded. Exit status: 0 success (with `--verify-diagnostics`: every expected
-diagnostic and no other), 1 a refusal or a mismatch, 2 a bad command line, unreadable input,
-an unwritable output or a run past `--timeout` (typed `request.*` errors).
+by a run that succeeded. Exit status, as `planner plan`'s (README): 0 success (with
+`--verify-diagnostics`: every expected diagnostic and no other; with `--parsing-diagnostics`:
+parse errors printed, not failed), 1 a refusal or a mismatch, 2 a bad command line, input that
+cannot be read or parsed (`[adapter.parse_error]`), an unwritable output or a run past
+`--timeout` (typed `request.*` errors). Each flag of xDSL's driver either works here or is
+refused (`_REFUSED_FLAGS`), never silently ignored.
 """
 
 from __future__ import annotations
@@ -43,13 +46,26 @@ from planner.adapters.ttlang.printing import canonical_text
 from planner.adapters.ttlang.source import Chunk, add_ttlang_dialects, parse_chunk, split_chunks
 from planner.budget import WATCHDOG_GRACE, watchdog
 from planner.errors import RequestError
+from planner.inputs import read_text
 from planner.limits import DEFAULT_MAX_MEMORY, memory_capped
 from planner.outputs import check_output, write_output
+from planner.standard_output import flush_stdout, reader_left, write_stdout
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 _MLIR_LONG_OPTIONS = ("split-input-file", "verify-diagnostics", "pass-pipeline", "allow-unregistered-dialect")
 _ANCHOR = re.compile(r"^\s*(?:builtin\.module|func\.func|any)\s*\((.*)\)\s*$", re.DOTALL)
 SPLIT_SEPARATOR = "// -----\n"
+TOOL = "planner-opt"
+
+# xDSL driver flags this tool's own reading and canonical printing do not honour, and why.
+_REFUSED_FLAGS: tuple[tuple[str, str, str], ...] = (
+    ("no_implicit_module", "--no-implicit-module", "every input is read as one module"),
+    ("print_between_passes", "--print-between-passes", "the pipeline has one pass"),
+    ("print_op_generic", "--print-op-generic", "output is canonical MLIR"),
+    ("print_no_properties", "--print-no-properties", "output is canonical MLIR"),
+    ("syntax_highlight", "--syntax-highlight", "output is canonical MLIR"),
+    ("shrink", "--shrink", "there is no shrinking mode"),
+)
 
 
 def mlir_argv(argv: Sequence[str]) -> list[str]:
@@ -116,21 +132,37 @@ class PlannerOptMain(xDSLOptMain):
             self.args.passes = pass_list(self.args.pass_pipeline)
         super().setup_pipeline()  # type: ignore[no-untyped-call]
 
-    def _process(self, chunk: Chunk, filename: str) -> tuple[list[Diagnostic], str | None]:
-        """One chunk's diagnostics and its printed output (None when refused)."""
+    def refused_flags(self) -> list[str]:
+        """The flags given that this tool does not honour, each with its reason."""
+        refused = [
+            f"{flag} is not supported: {why}"
+            for name, flag, why in _REFUSED_FLAGS
+            if getattr(self.args, name)
+        ]
+        if self.args.target != "mlir":  # -f offers MLIR alone already
+            refused.append(f"-t/--target {self.args.target} is not supported: output is MLIR text")
+        return refused
+
+    def _process(self, chunk: Chunk, filename: str) -> tuple[list[Diagnostic], str | None, bool]:
+        """One chunk's diagnostics, its printed output (None when refused), and whether it failed to parse."""
         try:
             parsed = parse_chunk(chunk, filename)
         except AdapterInputError as error:
-            return [input_error_diagnostic(error)], None
+            found = input_error_diagnostic(error)
+            return (
+                [Diagnostic(found.severity, found.line, found.column, f"[{error.code}] {found.message}")],
+                None,
+                True,
+            )
         session = OptSession(parsed)
         token = current_session.set(session)
         try:
             self.apply_passes(parsed.module)
         except KernelConfigRefused:
-            return session.diagnostics, None
+            return session.diagnostics, None, False
         finally:
             current_session.reset(token)
-        return session.diagnostics, canonical_text(parsed.module)
+        return session.diagnostics, canonical_text(parsed.module), False
 
     def run_tool(self) -> int:
         """Read, run the pipeline on every chunk, print; the exit status.
@@ -141,34 +173,31 @@ class PlannerOptMain(xDSLOptMain):
         filename = self.args.input_file or "<stdin>"
         if self.args.output_file is not None:
             check_output(self.args.output_file, [self.args.input_file or "-"], "-o")
-        stream, _ = self.get_input_stream()
-        raw = stream.read()
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError as error:
-            sys.stderr.write(f"{filename}: error: not UTF-8 text (byte {error.start})\n")
-            return EXIT_USAGE
+        text = read_text(self.args.input_file or "-", None)
         chunks = split_chunks(text)[0] if self.args.split_input_file else [Chunk(text, 0, 1)]
         outputs: list[str] = []
         reported: list[Diagnostic] = []
+        failed = unparsable = False
         for chunk in chunks:
             with room_for_nesting():
-                emitted, output = self._process(chunk, filename)
+                emitted, output, unread = self._process(chunk, filename)
             if self.args.verify_diagnostics:
-                reported.extend(verify(emitted, expected_diagnostics(chunk)))
-            else:
-                reported.extend(emitted)
+                emitted = verify(emitted, expected_diagnostics(chunk))
+            elif unread:
+                unparsable = unparsable or not self.args.parsing_diagnostics
+            reported.extend(emitted)
+            erred = any(item.severity == "error" for item in emitted)
+            failed = failed or (erred and not (unread and self.args.parsing_diagnostics))
             if output is not None:
                 outputs.append(output)
         printed = SPLIT_SEPARATOR.join(outputs)
-        failed = any(item.severity == "error" for item in reported)
         if self.args.output_file is None:
-            sys.stdout.write(printed)
+            write_stdout(printed)
         elif not failed:
             write_output(self.args.output_file, printed, "-o")
         for item in reported:
             sys.stderr.write(item.render(filename) + "\n")
-        return EXIT_FAILED if failed else EXIT_OK
+        return EXIT_USAGE if unparsable else EXIT_FAILED if failed else EXIT_OK
 
 
 @cache
@@ -185,7 +214,8 @@ def _expire() -> None:
 
 
 def _report(error: RequestError) -> int:
-    sys.stderr.write(f"planner-opt: error: [{error.code}] {error.message}\n")
+    if error.code != request_codes.INTERNAL:  # an internal fault has logged its own line
+        sys.stderr.write(f"{TOOL}: error: [{error.code}] {error.message}\n")
     return EXIT_USAGE
 
 
@@ -193,11 +223,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         tool = PlannerOptMain(mlir_argv(sys.argv[1:] if argv is None else argv))
     except (ValueError, TypeError, ArgSpecParseError) as error:
-        sys.stderr.write(f"planner-opt: error: {error}\n")
+        sys.stderr.write(f"{TOOL}: error: {error}\n")
+        return EXIT_USAGE
+    for refused in tool.refused_flags():
+        sys.stderr.write(f"{TOOL}: error: {refused}\n")
         return EXIT_USAGE
     timeout = tool.args.timeout if tool.args.timeout > 0 else None
     try:
         with watchdog(timeout and timeout + WATCHDOG_GRACE, _expire), memory_capped(tool.args.max_memory):
-            return tool.run_tool()
+            code = tool.run_tool()
+            flush_stdout()
+            return code
+    except BrokenPipeError:
+        return reader_left()
     except Exception as exc:
-        return _report(request_codes.to_request_error(exc))
+        return _report(request_codes.to_request_error(exc, TOOL))
