@@ -33,7 +33,7 @@ def main(argv: list[str] | None = None) -> int:
     for problem in usage_problems(args):
         args.parser.error(problem)
     try:
-        with bounded(args):
+        with bounded(args, own_process=argv is None):  # main(argv) is a host's in-process call
             code = run(args)
             flush_stdout()
             return code

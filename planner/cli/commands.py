@@ -95,7 +95,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
     filename = input_name(args)
     try:
         adapter = args.adapter or detect_adapter(filename, text)
-        context = resolve_context(args, filename) if adapter == "pypto" else None
+        context = resolve_context(args, filename, text) if adapter == "pypto" else None
         options = adapter_options(args.option)
         outcome = plan_with(adapter, text, filename=filename, options=options, context=context)
     except AdapterInputError as exc:
@@ -132,7 +132,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
     if is_json_request(args.file, text):
         found = conflicts.Explained(args.file, (answer_request_file(text.encode("utf-8"), limits(args)),))
     else:
-        found = conflicts.explain_ir(args.file, text, context=resolve_context(args, args.file))
+        found = conflicts.explain_ir(args.file, text, context=resolve_context(args, args.file, text))
     if args.graph:
         from planner.explain import graph
 

@@ -8,6 +8,7 @@ The modules behind each helper are imported inside it, so `planner --help` start
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
 from collections.abc import Callable, Iterator
@@ -32,7 +33,7 @@ def limits(args: argparse.Namespace) -> Limits:
     return Limits(
         max_bytes=getattr(args, "max_bytes", defaults.max_bytes),
         max_depth=getattr(args, "max_depth", defaults.max_depth),
-        time_budget=timeout if timeout is not None and timeout > 0 else None,
+        time_budget=timeout if timeout is not None and 0 < timeout < math.inf else None,  # 0, inf: unlimited
     )
 
 
@@ -81,8 +82,10 @@ def expire_command(args: argparse.Namespace) -> Callable[[], None]:
 
 
 @contextmanager
-def bounded(args: argparse.Namespace) -> Iterator[None]:
+def bounded(args: argparse.Namespace, own_process: bool) -> Iterator[None]:
     """Hold a command to `--max-memory` and, unless its parts have their own, to one `--timeout`.
+
+    `own_process`: the command line's own process (`planner.limits.memory_capped`'s rule for it).
 
     Past the deadline and a grace for the cooperative stop (the cores stop themselves between
     steps), the watchdog answers `request.timeout` and exits 2; reading the input is inside it,
@@ -96,7 +99,7 @@ def bounded(args: argparse.Namespace) -> Iterator[None]:
     budget = limits(args).time_budget if per == "command" else None
     with (  # the watchdog's thread starts before the cap
         watchdog(None if budget is None else budget + WATCHDOG_GRACE, expire_command(args)),
-        memory_capped(memory),
+        memory_capped(memory, own_process=own_process),
     ):
         yield
 

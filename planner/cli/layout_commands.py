@@ -88,7 +88,7 @@ def cmd_suggest(args: argparse.Namespace) -> int:
         if detect_adapter(filename, text) != "pypto":
             raise bad_params(f"{filename}: suggest reads PyPTO programs; NZ layout is a PyPTO feature")
         options = adapter_options(args.option)
-        context = resolve_context(args, filename)
+        context = resolve_context(args, filename, text)
         found = suggest.suggest_text(text, filename=filename, options=options, context=context)
     except AdapterInputError as exc:
         if args.json:

@@ -47,7 +47,7 @@ from planner.adapters.ttlang.source import Chunk, add_ttlang_dialects, parse_chu
 from planner.budget import WATCHDOG_GRACE, watchdog
 from planner.errors import RequestError
 from planner.inputs import read_text
-from planner.limits import DEFAULT_MAX_MEMORY, memory_capped
+from planner.limits import DEFAULT_MAX_MEMORY, MEMORY, TIMEOUT, memory_capped
 from planner.outputs import check_output, write_output
 from planner.standard_output import flush_stdout, reader_left, write_stdout
 
@@ -113,16 +113,16 @@ class PlannerOptMain(xDSLOptMain):
         )
         arg_parser.add_argument(
             "--timeout",
-            type=float,
+            type=TIMEOUT.read,
             default=10.0,
-            help="seconds for the whole run, reading included; 0 = unlimited",
+            help=f"the whole run, reading included: {TIMEOUT.describe()}",
         )
         arg_parser.add_argument(
             "--max-memory",
-            type=int,
+            type=MEMORY.read,
             default=DEFAULT_MAX_MEMORY,
             metavar="BYTES",
-            help="address space; 0 = unlimited",
+            help=f"address space: {MEMORY.describe()}; below what the run needs to start is refused",
         )
 
     def setup_pipeline(self) -> None:
@@ -230,7 +230,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     timeout = tool.args.timeout if tool.args.timeout > 0 else None
     try:
-        with watchdog(timeout and timeout + WATCHDOG_GRACE, _expire), memory_capped(tool.args.max_memory):
+        with (
+            watchdog(timeout and timeout + WATCHDOG_GRACE, _expire),
+            memory_capped(tool.args.max_memory, own_process=argv is None),
+        ):
             code = tool.run_tool()
             flush_stdout()
             return code
