@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from planner import request_codes
+from planner.cancellation import done_partial, writing_partial
 from planner.errors import RequestError, excerpt
 
 
@@ -114,6 +115,7 @@ def _replacing(final: str, status: os.stat_result | None) -> Iterator[BinaryIO]:
     mode = stat.S_IMODE(status.st_mode) if status is not None else _new_file_mode()
     directory, name = os.path.split(final)
     handle, temporary = tempfile.mkstemp(dir=directory or ".", prefix=f".{name}.", suffix=".tmp")
+    writing_partial(temporary)  # a cancelled command removes it
     try:
         with os.fdopen(handle, "wb") as out:
             yield out
@@ -122,6 +124,8 @@ def _replacing(final: str, status: os.stat_result | None) -> Iterator[BinaryIO]:
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+    finally:
+        done_partial(temporary)
 
 
 def write_output(output: str, content: str | bytes, option: str) -> None:

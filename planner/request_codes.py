@@ -33,6 +33,7 @@ OUTPUT_IS_INPUT = "request.output_is_input"
 UNWRITABLE = "request.unwritable"
 BAD_HTTP = "request.bad_http"
 BUSY = "request.busy"
+CANCELLED = "request.cancelled"  # a command stopped by SIGINT, SIGTERM or SIGHUP (exit 128 + the signal)
 
 # Raised by the client only (planner.service.client); the service never sends them.
 SERVICE_GONE = "request.service_gone"

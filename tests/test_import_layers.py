@@ -26,6 +26,7 @@ GROUND_FLOOR = (
     "planner.inputs",
     "planner.outputs",
     "planner.standard_output",
+    "planner.cancellation",
 )
 
 # (rank, room, the module prefixes it holds)

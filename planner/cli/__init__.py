@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import sys
 
+from planner.cancellation import cancel_on_signals, hold_if_ending
 from planner.cli.io import EXIT_OK, Command, bounded, fail
 from planner.cli.parser import build_parser, usage_problems
 from planner.standard_output import flush_stdout, reader_left
@@ -32,14 +33,18 @@ def main(argv: list[str] | None = None) -> int:
         os.environ[_DEBUG_ENV] = "1"  # worker processes inherit it
     for problem in usage_problems(args):
         args.parser.error(problem)
+    own_process = argv is None  # main(argv) is a host's in-process call: its signals stay its own
+    if own_process:
+        cancel_on_signals("planner")
     try:
-        with bounded(args, own_process=argv is None):  # main(argv) is a host's in-process call
+        with bounded(args, own_process):
             code = run(args)
             flush_stdout()
             return code
     except BrokenPipeError:
         return reader_left()
     except Exception as exc:
+        hold_if_ending()
         from planner.request_codes import to_request_error
 
         try:

@@ -45,6 +45,7 @@ from planner.adapters.ttlang.nesting import room_for_nesting
 from planner.adapters.ttlang.printing import canonical_text
 from planner.adapters.ttlang.source import Chunk, add_ttlang_dialects, parse_chunk, split_chunks
 from planner.budget import WATCHDOG_GRACE, watchdog
+from planner.cancellation import cancel_on_signals, hold_if_ending
 from planner.errors import RequestError
 from planner.inputs import read_text
 from planner.limits import DEFAULT_MAX_MEMORY, MEMORY, TIMEOUT, memory_capped
@@ -228,6 +229,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     for refused in tool.refused_flags():
         sys.stderr.write(f"{TOOL}: error: {refused}\n")
         return EXIT_USAGE
+    if argv is None:  # the command line's own process (a host calling main(argv) keeps its signals)
+        cancel_on_signals(TOOL)
     timeout = tool.args.timeout if tool.args.timeout > 0 else None
     try:
         with (
@@ -240,4 +243,5 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         return reader_left()
     except Exception as exc:
+        hold_if_ending()
         return _report(request_codes.to_request_error(exc, TOOL))
