@@ -89,6 +89,7 @@ def cmd_schema(args: argparse.Namespace) -> int:
 
 def cmd_plan(args: argparse.Namespace) -> int:
     from planner.adapters import AdapterInputError, detect_adapter, plan_with
+    from planner.inputs import encode_like_source
 
     check_outputs(args, [args.file], "--output", "--report", stdout=args.json or not args.output)
     text = read_text(args)
@@ -113,8 +114,10 @@ def cmd_plan(args: argparse.Namespace) -> int:
         return EXIT_OK if outcome.ok else EXIT_REFUSED
     if not outcome.ok:
         return EXIT_REFUSED
-    # Source is reported, not rewritten: its notes are the output.
-    planned = outcome.text if outcome.notes is None else "".join(f"{note}\n" for note in outcome.notes)
+    # Source is reported, not rewritten: its notes are the output. A printed program keeps its encoding.
+    planned: str | bytes = "".join(f"{note}\n" for note in outcome.notes or ())
+    if outcome.notes is None:
+        planned = encode_like_source(outcome.text) if adapter == "pypto" else outcome.text
     if args.output:
         write(args.output, planned, "--output")
     else:

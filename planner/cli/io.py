@@ -62,7 +62,7 @@ def check_outputs(args: argparse.Namespace, inputs: list[str], *options: str, st
     check_distinct([*targets, *([("", "-")] if stdout else [])])
 
 
-def write(target: str, text: str, option: str) -> None:
+def write(target: str, text: str | bytes, option: str) -> None:
     from planner.outputs import write_output
 
     write_output(target, text, option)
@@ -104,7 +104,7 @@ def bounded(args: argparse.Namespace, own_process: bool) -> Iterator[None]:
         yield
 
 
-def print_text(text: str) -> None:
+def print_text(text: str | bytes) -> None:
     """Standard output, written and flushed at once (`planner.outputs.write_stdout`)."""
     from planner.standard_output import write_stdout
 

@@ -78,6 +78,7 @@ def _required_dtype(dtype: str | None, source: Path) -> str:
 def cmd_suggest(args: argparse.Namespace) -> int:
     from planner.adapters import AdapterInputError, detect_adapter
     from planner.advice import suggest
+    from planner.inputs import encode_like_source
 
     check_outputs(args, [], "--output")  # -o naming the input is --apply in place
     text = read_text(args)
@@ -101,7 +102,7 @@ def cmd_suggest(args: argparse.Namespace) -> int:
     if args.apply:
         target = Path(args.output or args.file)
         if args.output or found.annotated != text:
-            write(str(target), found.annotated, "--output")
+            write(str(target), encode_like_source(found.annotated), "--output")  # its own encoding
         eligible = [t for t in found.response.tensors if t.eligible]
         named = ", ".join(n for t in eligible for n in [f"{t.name} in {t.function}", *t.also_annotated])
         named = named or "no tensor"
