@@ -38,9 +38,12 @@ def write_stdout(content: str | bytes) -> None:
     except BrokenPipeError:
         raise
     except OSError as exc:
-        raise RequestError(
-            request_codes.UNWRITABLE, f"cannot write {STDOUT}: {exc.strerror or exc}"
-        ) from None
+        raise unwritable(exc) from None
+
+
+def unwritable(exc: OSError) -> RequestError:
+    """A failed write to standard output, typed."""
+    return RequestError(request_codes.UNWRITABLE, f"cannot write {STDOUT}: {exc.strerror or exc}")
 
 
 def flush_stdout() -> None:

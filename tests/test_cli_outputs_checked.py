@@ -64,6 +64,29 @@ def test_a_full_device_on_standard_output_is_unwritable(command: str) -> None:
     assert "Traceback" not in done.stderr and "internal error" not in done.stderr
 
 
+@pytest.mark.parametrize(
+    "argv",
+    [[*PLANNER, "serve"], [*PLANNER, "--help"], [*PLANNER, "plan", "--help"], [*PLANNER_OPT, "--help"]],
+)
+def test_a_full_device_is_unwritable_for_the_service_and_for_help(argv: list[str]) -> None:
+    with open("/dev/full", "w") as full:
+        done = subprocess.run(
+            argv,
+            cwd=ROOT,
+            input='{"jsonrpc": "2.0", "id": 1, "method": "planner.version"}\n',
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+    assert done.returncode == 2
+    assert done.stderr.endswith(
+        "[request.unwritable] cannot write standard output: No space left on device\n"
+    )
+    assert "Traceback" not in done.stderr and "internal error" not in done.stderr
+
+
 @pytest.mark.parametrize("command", sorted(PRINTING))
 def test_a_reader_that_closed_the_pipe_ends_the_command_quietly(command: str) -> None:
     read_end, write_end = os.pipe()

@@ -21,14 +21,35 @@ __all__ = ["build_parser", "main"]
 _DEBUG_ENV = "PLANNER_DEBUG"  # planner.request_codes.DEBUG_ENV, without importing it for --help
 
 
+def _unflushed() -> int | None:
+    """Flush standard output: None once it is out, else the exit code of the failure, answered
+    (a full device: `request.unwritable`; a reader that left: quietly)."""
+    from planner.errors import RequestError
+
+    try:
+        flush_stdout()
+    except BrokenPipeError:
+        return reader_left()
+    except RequestError as error:
+        return fail(error, as_json=False)
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
     words = sys.argv[1:] if argv is None else argv
     parser = build_parser(words)
-    args = parser.parse_args(words)
+    try:
+        args = parser.parse_args(words)
+    except SystemExit:  # help, version or a usage error: what argparse printed is checked too
+        unflushed = _unflushed()
+        if unflushed is not None:
+            return unflushed
+        raise
     run: Command | None = getattr(args, "run", None)
     if run is None:
         parser.print_help(sys.stdout)
-        return EXIT_OK
+        unflushed = _unflushed()
+        return EXIT_OK if unflushed is None else unflushed
     if args.debug:
         os.environ[_DEBUG_ENV] = "1"  # worker processes inherit it
     for problem in usage_problems(args):

@@ -61,8 +61,14 @@ def cmd_serve(args: argparse.Namespace) -> int:
                 serve_http(address, bounds, pool.run, settings, sys.stderr)
             else:
                 from planner.service.stdio import serve_stdio
+                from planner.standard_output import unwritable
 
-                serve_stdio(sys.stdin.buffer, sys.stdout.buffer, bounds, pool.run)
+                try:
+                    serve_stdio(sys.stdin.buffer, sys.stdout.buffer, bounds, pool.run)
+                except BrokenPipeError:
+                    raise
+                except OSError as exc:  # replies that cannot go out (a full disk): typed, not internal
+                    raise unwritable(exc) from None
     except KeyboardInterrupt:
         pass  # the way to stop a server
     except BrokenPipeError:  # the reader closed our stdout: nobody is left to answer

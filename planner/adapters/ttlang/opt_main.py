@@ -223,6 +223,14 @@ def _report(error: RequestError) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     try:
         tool = PlannerOptMain(mlir_argv(sys.argv[1:] if argv is None else argv))
+    except SystemExit:  # help, version or a usage error: what argparse printed is checked too
+        try:
+            flush_stdout()
+        except BrokenPipeError:
+            return reader_left()
+        except RequestError as unwritable:
+            return _report(unwritable)
+        raise
     except (ValueError, TypeError, ArgSpecParseError) as error:
         sys.stderr.write(f"{TOOL}: error: {error}\n")
         return EXIT_USAGE
