@@ -205,9 +205,20 @@ def _address_space_bytes() -> int:
 
 def smallest_cap() -> int:
     """The smallest `--max-memory` this process can run under: what it maps now plus `START_HEADROOM`,
-    in whole MiB."""
-    mebibyte = 1024 * 1024
-    return -(-(_address_space_bytes() + START_HEADROOM) // mebibyte) * mebibyte
+    rounded up to 16 MiB (what a process maps at start varies by a few pages from run to run)."""
+    step = 16 * 1024 * 1024
+    return -(-(_address_space_bytes() + START_HEADROOM) // step) * step
+
+
+def check_cap(max_bytes: int | None) -> None:
+    """On the command line: refuse a cap below `smallest_cap` as `request.too_large` naming that
+    floor, rather than run a command that could not even start under it (0 or None: no cap)."""
+    if max_bytes and max_bytes < (floor := smallest_cap()):
+        raise RequestError(
+            request_codes.TOO_LARGE,
+            f"--max-memory {max_bytes} is below the {floor} bytes this command needs to start (what it "
+            f"maps already, plus {START_HEADROOM} to work in); give at least {floor}, or 0 for no cap",
+        )
 
 
 @contextmanager
@@ -217,17 +228,11 @@ def memory_capped(max_bytes: int | None, *, own_process: bool = False) -> Iterat
 
     Only the soft limit moves (never above the hard one), and it is restored afterwards, so a
     caller that runs a command in its own process (a test, an embedding tool) keeps its limit.
-    `own_process`: the process is the command's own (the command line), and a cap below
-    `smallest_cap` is refused as `request.too_large` naming that floor, never lifted. Otherwise
-    the caller is a host (a test, a tool calling `main(argv)`): a process that already maps half
-    the cap is left unbounded, since its other threads could not even start under the cap.
+    `own_process`: the process is the command's own (the command line, after `check_cap`, or a
+    service worker), and the cap always holds. Otherwise the caller is a host (a test, a tool
+    calling `main(argv)`): a process that already maps half the cap is left unbounded, since its
+    other threads could not even start under the cap.
     """
-    if own_process and max_bytes and max_bytes < (floor := smallest_cap()):
-        raise RequestError(
-            request_codes.TOO_LARGE,
-            f"--max-memory {max_bytes} is below the {floor} bytes this command needs to start (what it "
-            f"maps already, plus {START_HEADROOM} to work in); give at least {floor}, or 0 for no cap",
-        )
     if not max_bytes or max_bytes <= 0 or (not own_process and _address_space_bytes() * 2 >= max_bytes):
         yield
         return

@@ -92,16 +92,16 @@ def bounded(args: argparse.Namespace, own_process: bool) -> Iterator[None]:
     so a FIFO with no writer times out too. `serve` bounds each message and `batch` each file.
     """
     from planner.budget import WATCHDOG_GRACE, watchdog
-    from planner.limits import memory_capped
+    from planner.limits import check_cap, memory_capped
 
     per = getattr(args, "bounded_per", "command")
     memory = getattr(args, "max_memory", None) if per != "message" else None  # a service caps its workers
     budget = limits(args).time_budget if per == "command" else None
-    with (  # the watchdog's thread starts before the cap
-        watchdog(None if budget is None else budget + WATCHDOG_GRACE, expire_command(args)),
-        memory_capped(memory, own_process=own_process),
-    ):
-        yield
+    with watchdog(None if budget is None else budget + WATCHDOG_GRACE, expire_command(args)):
+        if own_process:  # measured with the watchdog's thread running, as the command runs
+            check_cap(getattr(args, "max_memory", None))  # a service's workers need no less
+        with memory_capped(memory, own_process=own_process):
+            yield
 
 
 def print_text(text: str | bytes) -> None:

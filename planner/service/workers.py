@@ -49,7 +49,7 @@ def _serve(connection: Connection, max_memory: int | None) -> None:
     Its address space is capped at `max_memory`: a request that needs more is `request.too_large`.
     """
     die_with_parent(os.getppid())  # Ctrl-C stops the service, which stops its workers
-    with memory_capped(max_memory):
+    with memory_capped(max_memory, own_process=True):  # a worker is its own process: the cap holds
         _answer_all(connection)
 
 

@@ -48,7 +48,7 @@ from planner.budget import WATCHDOG_GRACE, watchdog
 from planner.cancellation import cancel_on_signals, hold_if_ending
 from planner.errors import RequestError
 from planner.inputs import read_text
-from planner.limits import DEFAULT_MAX_MEMORY, MEMORY, TIMEOUT, memory_capped
+from planner.limits import DEFAULT_MAX_MEMORY, MEMORY, TIMEOUT, check_cap, memory_capped
 from planner.outputs import check_output, write_output
 from planner.standard_output import flush_stdout, reader_left, write_stdout
 
@@ -241,13 +241,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         cancel_on_signals(TOOL)
     timeout = tool.args.timeout if tool.args.timeout > 0 else None
     try:
-        with (
-            watchdog(timeout and timeout + WATCHDOG_GRACE, _expire),
-            memory_capped(tool.args.max_memory, own_process=argv is None),
-        ):
-            code = tool.run_tool()
-            flush_stdout()
-            return code
+        with watchdog(timeout and timeout + WATCHDOG_GRACE, _expire):
+            if argv is None:  # measured with the watchdog's thread running, as the run goes on
+                check_cap(tool.args.max_memory)
+            with memory_capped(tool.args.max_memory, own_process=argv is None):
+                code = tool.run_tool()
+                flush_stdout()
+                return code
     except BrokenPipeError:
         return reader_left()
     except Exception as exc:
