@@ -65,11 +65,14 @@ def watchdog(seconds: float | None, expire: Callable[[], None]) -> Iterator[None
 
     The cooperative deadline stops the cores between steps; this covers a step that never checks
     it (a blocking read of a FIFO with no writer, a parse, a search), without a worker process.
+    `inf` is no deadline, as None is; a finite wait beyond what a timer can hold is held to that.
     """
-    if seconds is None:
+    if seconds is None or math.isinf(seconds):
         yield
         return
     import threading
+
+    seconds = min(seconds, threading.TIMEOUT_MAX)
 
     timer = threading.Timer(seconds, expire)
     timer.daemon = True

@@ -33,31 +33,93 @@ class FileRequest:
     params: dict[str, Any]
 
 
-def read_input(path: str, max_bytes: int) -> bytes:
-    """A file's bytes (`-`: stdin), at most `max_bytes`; an unreadable or larger file is a typed error.
+def read_input(path: str, max_bytes: int | None) -> bytes:
+    """A file's bytes (`-`: stdin), at most `max_bytes` (None: all); an unreadable or larger file is
+    a typed error.
 
     Only `max_bytes + 1` bytes are ever read, so an endless input (`/dev/zero`) is refused quickly.
     """
+    wanted = -1 if max_bytes is None else max_bytes + 1
     try:
         if path == "-":
-            data = sys.stdin.buffer.read(max_bytes + 1)
+            data = sys.stdin.buffer.read(wanted)
         else:
             with open(path, "rb") as stream:
-                data = stream.read(max_bytes + 1)
+                data = stream.read(wanted)
     except OSError as exc:
         raise RequestError(request_codes.UNREADABLE, f"cannot read {path}: {exc.strerror or exc}") from None
-    if len(data) > max_bytes:
+    if max_bytes is not None and len(data) > max_bytes:
         raise too_large(max_bytes)
     return data
 
 
-def read_text(path: str, max_bytes: int) -> str:
-    """`read_input` decoded as UTF-8; other bytes are a typed error naming the first bad byte."""
-    data = read_input(path, max_bytes)
+def read_text(path: str, max_bytes: int | None) -> str:
+    """`read_input` decoded as `decode_source` decodes it."""
+    return decode_source(path, read_input(path, max_bytes))
+
+
+def _first_two_lines(data: bytes) -> bytes:
+    """Where PEP 263 looks for a declaration."""
+    end = data.find(b"\n", data.find(b"\n") + 1)
+    return data if end < 0 else data[: end + 1]
+
+
+def _declared_encoding(head: bytes) -> str:
+    """The encoding a PEP 263 declaration in `head` names, as Python finds it
+    (`tokenize.detect_encoding`); UTF-8 when there is none. A byte-order mark is UTF-8 too, kept in
+    the text, so offsets stay the input's. A declaration Python refuses is a `SyntaxError`."""
+    if b"coding" not in head:
+        return "utf-8"
+    import tokenize
+
+    lines = iter([*head.splitlines(keepends=True), b""])
     try:
-        return data.decode("utf-8")
+        encoding, _ = tokenize.detect_encoding(lines.__next__)
+    except SyntaxError as exc:
+        if "invalid or missing" in str(exc.msg):  # a first line that is not UTF-8, no declaration
+            return "utf-8"
+        raise
+    return "utf-8" if encoding in ("utf-8", "utf-8-sig") else encoding
+
+
+def source_text(data: bytes) -> str:
+    """Text as Python reads a source file: in the encoding its PEP 263 declaration names
+    (`# -*- coding: latin-1 -*-`), else UTF-8. A `ValueError` says why bytes do not read so."""
+    try:
+        encoding = _declared_encoding(_first_two_lines(data))
+    except SyntaxError as exc:  # an unknown codec, or one that contradicts a byte-order mark
+        raise ValueError(f"declares an encoding Python refuses ({exc.msg})") from None
+    try:
+        return data.decode(encoding)
     except UnicodeDecodeError as exc:
-        raise RequestError(request_codes.UNREADABLE, f"{path} is not UTF-8 text (byte {exc.start})") from None
+        named = "UTF-8" if encoding == "utf-8" else f"{encoding} (as it declares)"
+        raise ValueError(f"is not {named} text (byte {exc.start})") from None
+
+
+def decode_source(path: str, data: bytes) -> str:
+    """`source_text`, its refusal a typed error naming the file."""
+    try:
+        return source_text(data)
+    except ValueError as exc:
+        raise RequestError(request_codes.UNREADABLE, f"{path} {exc}") from None
+
+
+def encode_like_source(text: str) -> bytes:
+    """Text written back as a source file: in the encoding its own PEP 263 declaration names,
+    else UTF-8, so a file read by `decode_source` keeps its encoding."""
+    end = text.find("\n", text.find("\n") + 1)
+    head = (text if end < 0 else text[: end + 1]).encode("utf-8", errors="replace")
+    try:
+        encoding = _declared_encoding(head)
+    except SyntaxError:  # refused on reading already; a text that never was a file is UTF-8
+        encoding = "utf-8"
+    try:
+        return text.encode(encoding)
+    except UnicodeEncodeError as exc:
+        raise RequestError(
+            request_codes.UNWRITABLE,
+            f"the text has {exc.object[exc.start : exc.end]!r}, which its declared {encoding} cannot hold",
+        ) from None
 
 
 def is_json_request(source: str, text: str) -> bool:

@@ -144,6 +144,54 @@ def pretty_json(value: Any) -> str:
 DEFAULT_MAX_MEMORY = 1024 * 1024 * 1024  # bytes of address space a command or a service worker may hold
 
 
+def _spelled(value: float) -> str:
+    return str(int(value)) if math.isfinite(value) and value == int(value) else f"{value:g}"
+
+
+@dataclass(frozen=True, slots=True)
+class OptionRange:
+    """The values a numeric command-line option accepts, checked as the command line is read
+    (the README's "Limits" table lists them). `unlimited` are values outside `[low, high]` that
+    mean "no limit" (`0`, `inf`); NaN is never a value."""
+
+    low: float
+    high: float
+    unit: str
+    integer: bool = True
+    unlimited: tuple[float, ...] = ()
+
+    def describe(self) -> str:
+        bounds = f"{_spelled(self.low)} to {_spelled(self.high)} {self.unit}"
+        unlimited = " or ".join(_spelled(value) for value in self.unlimited)
+        return f"{bounds} ({unlimited}: unlimited)" if unlimited else bounds
+
+    def read(self, text: str) -> float:
+        """The option's value from its command-line text; out of range is a usage error naming the range."""
+        import argparse
+
+        kind = "a whole number" if self.integer else "a number"
+        try:
+            value: float = int(text, 10) if self.integer else float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"expects {kind} from {self.describe()}, got {excerpt(text)!r}"
+            ) from None
+        if value in self.unlimited or self.low <= value <= self.high:
+            return value
+        raise argparse.ArgumentTypeError(f"{excerpt(text)} is outside {self.describe()}")
+
+
+MAX_WORKERS = 64  # worker processes one command may start, on every machine
+WORKERS = OptionRange(1, MAX_WORKERS, "processes")
+BYTES = OptionRange(1, 1 << 30, "bytes")  # --max-bytes: one input or request is read whole
+DEPTH = OptionRange(1, 10_000, "levels")  # --max-depth (the JSON reader's own guard stops far below)
+TIMEOUT = OptionRange(0.001, 1_000_000, "seconds", integer=False, unlimited=(0, math.inf))
+SECONDS = OptionRange(0.001, 1_000_000, "seconds", integer=False)  # --read-timeout, --idle-timeout
+CONNECTIONS = OptionRange(1, 65_536, "connections")
+MEMORY = OptionRange(1, 1 << 62, "bytes", unlimited=(0,))  # --max-memory; `memory_capped` states its floor
+START_HEADROOM = 64 * 1024 * 1024  # address space a command needs beyond what it maps when the cap is set
+
+
 def _address_space_bytes() -> int:
     """This process's mapped address space (what RLIMIT_AS counts); 0 where /proc cannot tell."""
     import os
@@ -155,17 +203,37 @@ def _address_space_bytes() -> int:
         return 0
 
 
+def smallest_cap() -> int:
+    """The smallest `--max-memory` this process can run under: what it maps now plus `START_HEADROOM`,
+    rounded up to 16 MiB (what a process maps at start varies by a few pages from run to run)."""
+    step = 16 * 1024 * 1024
+    return -(-(_address_space_bytes() + START_HEADROOM) // step) * step
+
+
+def check_cap(max_bytes: int | None) -> None:
+    """On the command line: refuse a cap below `smallest_cap` as `request.too_large` naming that
+    floor, rather than run a command that could not even start under it (0 or None: no cap)."""
+    if max_bytes and max_bytes < (floor := smallest_cap()):
+        raise RequestError(
+            request_codes.TOO_LARGE,
+            f"--max-memory {max_bytes} is below the {floor} bytes this command needs to start (what it "
+            f"maps already, plus {START_HEADROOM} to work in); give at least {floor}, or 0 for no cap",
+        )
+
+
 @contextmanager
-def memory_capped(max_bytes: int | None) -> Iterator[None]:
+def memory_capped(max_bytes: int | None, *, own_process: bool = False) -> Iterator[None]:
     """Bound this process's address space (RLIMIT_AS) inside the block, so a runaway request fails as
     `MemoryError` (answered `request.too_large`) instead of taking the machine; None or 0: unbounded.
 
     Only the soft limit moves (never above the hard one), and it is restored afterwards, so a
     caller that runs a command in its own process (a test, an embedding tool) keeps its limit.
-    A process that already maps half the cap is such a host, not a command's own process: it is
-    left unbounded, since its other threads could not even start under the cap.
+    `own_process`: the process is the command's own (the command line, after `check_cap`, or a
+    service worker), and the cap always holds. Otherwise the caller is a host (a test, a tool
+    calling `main(argv)`): a process that already maps half the cap is left unbounded, since its
+    other threads could not even start under the cap.
     """
-    if not max_bytes or max_bytes <= 0 or _address_space_bytes() * 2 >= max_bytes:
+    if not max_bytes or max_bytes <= 0 or (not own_process and _address_space_bytes() * 2 >= max_bytes):
         yield
         return
     import resource

@@ -10,6 +10,9 @@ Every command writes through `open_output`, the one writer:
   file as it was. The result keeps the old file's mode; a new file gets 0666 less the umask;
 - anything else (a device such as /dev/null, a FIFO) is never replaced: it is written through.
   A symlink is followed, so its target is what gets written.
+
+No two outputs of one command (standard output among them when it is written) may name the
+same file, by path, link or inode (`check_distinct`).
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from planner import request_codes
+from planner.cancellation import done_partial, writing_partial
 from planner.errors import RequestError, excerpt
 
 
@@ -111,6 +115,7 @@ def _replacing(final: str, status: os.stat_result | None) -> Iterator[BinaryIO]:
     mode = stat.S_IMODE(status.st_mode) if status is not None else _new_file_mode()
     directory, name = os.path.split(final)
     handle, temporary = tempfile.mkstemp(dir=directory or ".", prefix=f".{name}.", suffix=".tmp")
+    writing_partial(temporary)  # a cancelled command removes it
     try:
         with os.fdopen(handle, "wb") as out:
             yield out
@@ -119,6 +124,8 @@ def _replacing(final: str, status: os.stat_result | None) -> Iterator[BinaryIO]:
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+    finally:
+        done_partial(temporary)
 
 
 def write_output(output: str, content: str | bytes, option: str) -> None:
@@ -126,3 +133,36 @@ def write_output(output: str, content: str | bytes, option: str) -> None:
     data = content.encode("utf-8") if isinstance(content, str) else content
     with open_output(output, option) as out:
         out.write(data)
+
+
+STDOUT = "standard output"
+
+
+def _output_key(output: str) -> tuple[object, ...] | None:
+    """What names an output's file: a regular file's (device, inode), a new file's resolved path;
+    None for a device or FIFO, which writing cannot destroy (`-` is standard output)."""
+    try:
+        status = os.fstat(1) if output == "-" else os.stat(output)
+    except FileNotFoundError:
+        return ("path", os.path.realpath(output))
+    except (OSError, ValueError):
+        return None
+    identity = _regular_identity(status)
+    return None if identity is None else ("file", *identity)
+
+
+def check_distinct(outputs: Iterable[tuple[str, str]]) -> None:
+    """Refuse two of a command's (option, target) outputs that name the same file (`-`: stdout)."""
+    seen: dict[tuple[object, ...], str] = {}
+    for option, output in outputs:
+        key = _output_key(output)
+        if key is None:
+            continue
+        shown = STDOUT if output == "-" else f"{option} {excerpt(output)}"
+        if key in seen:
+            raise RequestError(
+                request_codes.INVALID_PARAMS,
+                f"{seen[key]} and {shown} name the same file; one would overwrite the other, "
+                "so give each its own",
+            )
+        seen[key] = shown

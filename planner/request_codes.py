@@ -33,6 +33,7 @@ OUTPUT_IS_INPUT = "request.output_is_input"
 UNWRITABLE = "request.unwritable"
 BAD_HTTP = "request.bad_http"
 BUSY = "request.busy"
+CANCELLED = "request.cancelled"  # a command stopped by SIGINT, SIGTERM or SIGHUP (exit 128 + the signal)
 
 # Raised by the client only (planner.service.client); the service never sends them.
 SERVICE_GONE = "request.service_gone"
@@ -73,11 +74,12 @@ def _describe(exc: BaseException) -> str:
         return type(exc).__name__
 
 
-def internal_fault(exc: BaseException) -> RequestError:
-    """Log a fault in our own code as one typed line on stderr (a traceback only with --debug)."""
+def internal_fault(exc: BaseException, tool: str = "planner") -> RequestError:
+    """Log a fault in our own code as one typed line on stderr, labelled with the `tool` that met
+    it (a traceback only with --debug)."""
     error = RequestError(INTERNAL, f"internal error ({_describe(exc)}); please report it with the request")
     try:
-        sys.stderr.write(f"planner: internal error [{INTERNAL}] {_describe(exc)}\n")
+        sys.stderr.write(f"{tool}: internal error [{INTERNAL}] {_describe(exc)}\n")
         if os.environ.get(DEBUG_ENV):
             traceback.print_exception(exc, file=sys.stderr)
         sys.stderr.flush()
@@ -86,8 +88,9 @@ def internal_fault(exc: BaseException) -> RequestError:
     return error
 
 
-def to_request_error(exc: Exception) -> RequestError:
-    """Map any failure while answering a request to a typed error; unknown ones are internal faults."""
+def to_request_error(exc: Exception, tool: str = "planner") -> RequestError:
+    """Map any failure while answering a request to a typed error; unknown ones are internal faults
+    (logged by `internal_fault` for `tool`)."""
     if isinstance(exc, RequestError):
         return exc
     if isinstance(exc, InputError):
@@ -99,7 +102,7 @@ def to_request_error(exc: Exception) -> RequestError:
         return RequestError(UNAVAILABLE, f"a planning component is not installed: {exc}")
     if isinstance(exc, MemoryError):
         return RequestError(TOO_LARGE, "the request needs more memory than the service has; split it")
-    return internal_fault(exc)
+    return internal_fault(exc, tool)
 
 
 def timed_out() -> RequestError:

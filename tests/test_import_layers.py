@@ -31,6 +31,8 @@ GROUND_FLOOR = (
     "planner.extras",
     "planner.inputs",
     "planner.outputs",
+    "planner.standard_output",
+    "planner.cancellation",
 )
 
 # (rank, room, the module prefixes it holds)

@@ -277,7 +277,6 @@ def test_a_5000_digit_mlir_constant_is_a_parse_error_at_its_position(
     )
     assert main(["plan", str(kernel)]) == 2
     err = capsys.readouterr().err
-    assert err.startswith(f"{kernel}:2:23: error: [adapter.parse_error] ")
-    assert "integer literal longer than 100 digits" in err
-    assert opt_main([str(kernel), "-p", "ttl-set-compute-kernel-config"]) == 1
-    assert "integer literal longer than 100 digits" in capsys.readouterr().err
+    assert err == f"{kernel}:2:23: error: [adapter.parse_error] integer literal longer than 100 digits\n"
+    assert opt_main([str(kernel), "-p", "ttl-set-compute-kernel-config"]) == 2
+    assert capsys.readouterr().err == err

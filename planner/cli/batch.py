@@ -9,6 +9,7 @@ goes on. Progress is drawn with tqdm only when stderr is a terminal, so captured
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
@@ -19,6 +20,7 @@ from pathlib import Path
 from planner.adapters import detect_adapter, plan_with
 from planner.adapters.pypto.reading.program import imports_pypto
 from planner.budget import WATCHDOG_GRACE
+from planner.cancellation import die_with_parent
 from planner.cli.batch_tasks import FileResult, chunk_size
 from planner.cli.module_paths import file_context
 from planner.cli.request_files import answer_request_file
@@ -89,7 +91,9 @@ def _pool(paths: list[str], workers: int, plan: Callable[[str], FileResult]) -> 
     if workers <= 1:
         yield from map(plan, paths)
         return
-    with ProcessPoolExecutor(max_workers=workers) as pool:
+    with ProcessPoolExecutor(
+        max_workers=workers, initializer=die_with_parent, initargs=(os.getpid(),)
+    ) as pool:
         yield from pool.map(plan, paths, chunksize=chunk_size(len(paths), workers))
 
 

@@ -4,7 +4,6 @@ explain and batch. Each returns its exit code (`planner.cli.io`)."""
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 
@@ -19,6 +18,7 @@ from planner.cli.io import (
     input_name,
     limits,
     print_json,
+    print_text,
     read_text,
     write,
 )
@@ -42,13 +42,6 @@ def cmd_call(args: argparse.Namespace) -> int:
     return EXIT_OK if method.succeeded(outcome) else EXIT_REFUSED
 
 
-def _silence_stdout() -> None:
-    """Point fd 1 at /dev/null, so the interpreter's final flush of unsent replies cannot fail."""
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, sys.stdout.fileno())
-    os.close(devnull)
-
-
 def cmd_serve(args: argparse.Namespace) -> int:
     bounds = limits(args)
     try:
@@ -68,12 +61,20 @@ def cmd_serve(args: argparse.Namespace) -> int:
                 serve_http(address, bounds, pool.run, settings, sys.stderr)
             else:
                 from planner.service.stdio import serve_stdio
+                from planner.standard_output import unwritable
 
-                serve_stdio(sys.stdin.buffer, sys.stdout.buffer, bounds, pool.run)
+                try:
+                    serve_stdio(sys.stdin.buffer, sys.stdout.buffer, bounds, pool.run)
+                except BrokenPipeError:
+                    raise
+                except OSError as exc:  # replies that cannot go out (a full disk): typed, not internal
+                    raise unwritable(exc) from None
     except KeyboardInterrupt:
         pass  # the way to stop a server
     except BrokenPipeError:  # the reader closed our stdout: nobody is left to answer
-        _silence_stdout()
+        from planner.standard_output import reader_left
+
+        reader_left()
     return EXIT_OK
 
 
@@ -94,13 +95,14 @@ def cmd_schema(args: argparse.Namespace) -> int:
 
 def cmd_plan(args: argparse.Namespace) -> int:
     from planner.adapters import AdapterInputError, detect_adapter, plan_with
+    from planner.inputs import encode_like_source
 
-    check_outputs(args, [args.file], "--output", "--report")
+    check_outputs(args, [args.file], "--output", "--report", stdout=args.json or not args.output)
     text = read_text(args)
     filename = input_name(args)
     try:
         adapter = args.adapter or detect_adapter(filename, text)
-        context = resolve_context(args, filename) if adapter == "pypto" else None
+        context = resolve_context(args, filename, text) if adapter == "pypto" else None
         options = adapter_options(args.option, args.section)
         outcome = plan_with(adapter, text, filename=filename, options=options, context=context)
     except AdapterInputError as exc:
@@ -118,12 +120,14 @@ def cmd_plan(args: argparse.Namespace) -> int:
         return EXIT_OK if outcome.ok else EXIT_REFUSED
     if not outcome.ok and not outcome.partial:
         return EXIT_REFUSED
-    # Source is reported, not rewritten: its notes are the output.
-    planned = outcome.text if outcome.notes is None else "".join(f"{note}\n" for note in outcome.notes)
+    # Source is reported, not rewritten: its notes are the output. A printed program keeps its encoding.
+    planned: str | bytes = "".join(f"{note}\n" for note in outcome.notes or ())
+    if outcome.notes is None:
+        planned = encode_like_source(outcome.text) if adapter == "pypto" else outcome.text
     if args.output:
         write(args.output, planned, "--output")
     else:
-        sys.stdout.write(planned)
+        print_text(planned)
     return EXIT_OK if outcome.ok else EXIT_REFUSED
 
 
@@ -138,7 +142,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
         found = conflicts.Explained(args.file, (answer_request_file(text.encode("utf-8"), limits(args)),))
     else:
         options = adapter_options([], args.section)
-        found = conflicts.explain_ir(args.file, text, options, context=resolve_context(args, args.file))
+        found = conflicts.explain_ir(args.file, text, options, context=resolve_context(args, args.file, text))
     if args.graph:
         from planner.explain import graph
 
@@ -146,7 +150,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
     if args.json:
         print_json(conflicts.to_json(found))
     else:
-        sys.stdout.write(conflicts.render(found))
+        print_text(conflicts.render(found))
     return EXIT_OK if found.explanation is None else EXIT_REFUSED
 
 
@@ -159,7 +163,7 @@ def cmd_explain_plan(args: argparse.Namespace) -> int:
     if args.json:
         print_json(explained.document)
     else:
-        sys.stdout.write(explained.text)
+        print_text(explained.text)
     return EXIT_OK if explained.ok else EXIT_REFUSED
 
 
@@ -167,7 +171,7 @@ def cmd_batch(args: argparse.Namespace) -> int:
     from planner.cli import batch
 
     inputs = batch.collect_inputs([Path(p) for p in args.paths])
-    check_outputs(args, inputs, "--output")
+    check_outputs(args, inputs, "--output", stdout=not args.output)
     progress = sys.stderr.isatty() and not args.quiet
     results = batch.run(
         inputs,
@@ -181,5 +185,5 @@ def cmd_batch(args: argparse.Namespace) -> int:
     if args.output:
         write(args.output, lines, "--output")
     else:
-        sys.stdout.write(lines)
+        print_text(lines)
     return max((result.exit for result in results), default=EXIT_OK)

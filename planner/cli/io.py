@@ -8,6 +8,7 @@ The modules behind each helper are imported inside it, so `planner --help` start
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
 from collections.abc import Callable, Iterator
@@ -32,7 +33,7 @@ def limits(args: argparse.Namespace) -> Limits:
     return Limits(
         max_bytes=getattr(args, "max_bytes", defaults.max_bytes),
         max_depth=getattr(args, "max_depth", defaults.max_depth),
-        time_budget=timeout if timeout is not None and timeout > 0 else None,
+        time_budget=timeout if timeout is not None and 0 < timeout < math.inf else None,  # 0, inf: unlimited
     )
 
 
@@ -48,19 +49,20 @@ def input_name(args: argparse.Namespace) -> str:
     return name
 
 
-def check_outputs(args: argparse.Namespace, inputs: list[str], *options: str) -> None:
-    """Refuse unsafe outputs before any work, so a refusal never follows a long plan."""
-    targets = [(option, getattr(args, option.lstrip("-"))) for option in options]
-    if not any(target for _, target in targets):
+def check_outputs(args: argparse.Namespace, inputs: list[str], *options: str, stdout: bool = True) -> None:
+    """Refuse unsafe outputs before any work, so a refusal never follows a long plan: an input, a
+    directory, or two outputs naming one file (`stdout`: the command also writes standard output)."""
+    targets = [(option, target) for option in options if (target := getattr(args, option.lstrip("-")))]
+    if not targets:
         return  # nothing to write: the writer (and tempfile) stays unimported
-    from planner.outputs import check_output
+    from planner.outputs import check_distinct, check_output
 
     for option, target in targets:
-        if target:
-            check_output(target, inputs, option)
+        check_output(target, inputs, option)
+    check_distinct([*targets, *([("", "-")] if stdout else [])])
 
 
-def write(target: str, text: str, option: str) -> None:
+def write(target: str, text: str | bytes, option: str) -> None:
     from planner.outputs import write_output
 
     write_output(target, text, option)
@@ -80,39 +82,58 @@ def expire_command(args: argparse.Namespace) -> Callable[[], None]:
 
 
 @contextmanager
-def bounded(args: argparse.Namespace) -> Iterator[None]:
+def bounded(args: argparse.Namespace, own_process: bool) -> Iterator[None]:
     """Hold a command to `--max-memory` and, unless its parts have their own, to one `--timeout`.
+
+    `own_process`: the command line's own process (`planner.limits.memory_capped`'s rule for it).
 
     Past the deadline and a grace for the cooperative stop (the cores stop themselves between
     steps), the watchdog answers `request.timeout` and exits 2; reading the input is inside it,
     so a FIFO with no writer times out too. `serve` bounds each message and `batch` each file.
     """
     from planner.budget import WATCHDOG_GRACE, watchdog
-    from planner.limits import memory_capped
+    from planner.limits import check_cap, memory_capped
 
     per = getattr(args, "bounded_per", "command")
     memory = getattr(args, "max_memory", None) if per != "message" else None  # a service caps its workers
     budget = limits(args).time_budget if per == "command" else None
-    with (  # the watchdog's thread starts before the cap
-        watchdog(None if budget is None else budget + WATCHDOG_GRACE, expire_command(args)),
-        memory_capped(memory),
-    ):
-        yield
+    with watchdog(None if budget is None else budget + WATCHDOG_GRACE, expire_command(args)):
+        if own_process:  # measured with the watchdog's thread running, as the command runs
+            check_cap(getattr(args, "max_memory", None))  # a service's workers need no less
+        with memory_capped(memory, own_process=own_process):
+            yield
+
+
+def print_text(text: str | bytes) -> None:
+    """Standard output, written and flushed at once (`planner.outputs.write_stdout`)."""
+    from planner.standard_output import write_stdout
+
+    write_stdout(text)
 
 
 def print_json(value: Any) -> None:
     from planner.limits import pretty_json
 
-    sys.stdout.write(pretty_json(value))
+    print_text(pretty_json(value))
 
 
-def fail(error: RequestError, as_json: bool) -> int:
+def _say(error: RequestError) -> None:
     from planner import request_codes
 
     if error.code != request_codes.INTERNAL:  # an internal fault has logged its own line
         sys.stderr.write(f"planner: error: [{error.code}] {error.message}\n")
+
+
+def fail(error: RequestError, as_json: bool) -> int:
+    from planner.errors import RequestError
+
+    _say(error)
     if as_json:
-        print_json({"error": error.to_json()})
+        try:
+            print_json({"error": error.to_json()})
+        except RequestError as unwritable:  # the JSON copy cannot go out: a line on stderr says so
+            if unwritable.message != error.message:
+                _say(unwritable)
     return EXIT_BAD_REQUEST
 
 

@@ -15,6 +15,7 @@ from planner.cli.io import (
     input_error_json,
     input_name,
     print_json,
+    print_text,
     read_text,
     write,
 )
@@ -24,12 +25,12 @@ from planner.cli.module_paths import resolve_context
 def cmd_layout_show(args: argparse.Namespace) -> int:
     from planner.explain import fractals
 
-    check_outputs(args, [], "--png")
+    check_outputs(args, [], "--png", stdout=not args.png)
     grid = fractals.fractal_grid(args.spec)
     if args.png:
         fractals.draw_png(grid, Path(args.png))
     else:
-        sys.stdout.write(fractals.render(grid))
+        print_text(fractals.render(grid))
     return EXIT_OK
 
 
@@ -41,7 +42,7 @@ def cmd_layout_pack(args: argparse.Namespace) -> int:
         done = packing.pack_safetensors(source, target, _names(args.tensors), args.dtype)
     else:
         done = packing.pack_npy(source, target, _required_dtype(args.dtype, source))
-    sys.stdout.write("".join(packed.describe(packing=True) + "\n" for packed in done))
+    print_text("".join(packed.describe(packing=True) + "\n" for packed in done))
     return EXIT_OK
 
 
@@ -56,7 +57,7 @@ def cmd_layout_unpack(args: argparse.Namespace) -> int:
         raise bad_params("unpacking an .npy array needs its logical shape: --shape R,C")
     else:
         done = packing.unpack_npy(source, target, _required_dtype(args.dtype, source), shape)
-    sys.stdout.write("".join(packed.describe(packing=False) + "\n" for packed in done))
+    print_text("".join(packed.describe(packing=False) + "\n" for packed in done))
     return EXIT_OK
 
 
@@ -77,6 +78,7 @@ def _required_dtype(dtype: str | None, source: Path) -> str:
 def cmd_suggest(args: argparse.Namespace) -> int:
     from planner.adapters import AdapterInputError, detect_adapter
     from planner.advice import suggest
+    from planner.inputs import encode_like_source
 
     check_outputs(args, [], "--output")  # -o naming the input is --apply in place
     text = read_text(args)
@@ -87,7 +89,7 @@ def cmd_suggest(args: argparse.Namespace) -> int:
         if detect_adapter(filename, text) != "pypto":
             raise bad_params(f"{filename}: suggest reads PyPTO programs; NZ layout is a PyPTO feature")
         options = adapter_options(args.option)
-        context = resolve_context(args, filename)
+        context = resolve_context(args, filename, text)
         found = suggest.suggest_text(text, filename=filename, options=options, context=context)
     except AdapterInputError as exc:
         if args.json:
@@ -96,11 +98,11 @@ def cmd_suggest(args: argparse.Namespace) -> int:
     if args.json:
         print_json(found.response.model_dump(mode="json"))
     else:
-        sys.stdout.write(suggest.render(filename, found.response))
+        print_text(suggest.render(filename, found.response))
     if args.apply:
         target = Path(args.output or args.file)
         if args.output or found.annotated != text:
-            write(str(target), found.annotated, "--output")
+            write(str(target), encode_like_source(found.annotated), "--output")  # its own encoding
         eligible = [t for t in found.response.tensors if t.eligible]
         named = ", ".join(n for t in eligible for n in [f"{t.name} in {t.function}", *t.also_annotated])
         named = named or "no tensor"

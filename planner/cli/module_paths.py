@@ -26,10 +26,44 @@ def add_module_options(parser: argparse.ArgumentParser, *, with_bind: bool = Tru
     )
 
 
-def resolve_context(args: argparse.Namespace, filename: str) -> ResolveContext:
-    """The file system search of the kernel file a command reads, with its `--path` and `--bind`."""
+def resolve_context(args: argparse.Namespace, filename: str, text: str) -> ResolveContext:
+    """The file system search of the kernel file a command reads, with its `--path` and `--bind`
+    (each bound name a builder parameter of `text`)."""
     binds = bind_values(getattr(args, "bind", []))
+    if binds:
+        check_binds_name_parameters(binds, text)
     return file_context(filename, getattr(args, "path", []), binds, args.max_bytes)
+
+
+def builder_parameters(text: str) -> set[str] | None:
+    """The parameters of every function that defines a function inside it (a kernel's builder);
+    None for text that is not Python (its reader reports that)."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    found: set[str] = set()
+    functions = (ast.FunctionDef, ast.AsyncFunctionDef)
+    for node in ast.walk(tree):
+        if isinstance(node, functions) and any(
+            isinstance(inner, functions) for statement in node.body for inner in ast.walk(statement)
+        ):
+            arguments = node.args
+            found.update(a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs))
+    return found
+
+
+def check_binds_name_parameters(binds: dict[str, str], text: str) -> None:
+    """Refuse a `--bind` that names no builder parameter of any kernel: it would change nothing."""
+    parameters = builder_parameters(text)
+    if parameters is None:
+        return
+    unknown = sorted(set(binds) - parameters)
+    if unknown:
+        there = ", ".join(sorted(parameters)) if parameters else "none: no kernel here has a builder"
+        raise bad_params(
+            f"--bind {', '.join(unknown)}: not a builder parameter of any kernel (there are: {there})"
+        )
 
 
 def file_context(filename: str, paths: list[str], binds: dict[str, str], max_bytes: int) -> ResolveContext:

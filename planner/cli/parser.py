@@ -8,31 +8,49 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from planner import __version__
+from planner import __version__, limits
 from planner.cli import commands, layout_commands
 from planner.cli.io import Command
 from planner.cli.module_paths import add_module_options
+from planner.limits import OptionRange
 
 DESCRIPTION = "The `planner` command line: plan IR files, call protocol methods, serve, explain conflicts."
 
 
+def _ranged(option: OptionRange) -> Callable[[str], float]:
+    """An argparse `type` reading a value within `option`'s range (a usage error names the range)."""
+
+    def read(text: str) -> float:
+        return option.read(text)
+
+    read.__name__ = option.unit  # what argparse calls the value in its own messages
+    return read
+
+
 def _add_max_bytes(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--max-bytes", type=int, default=4 * 1024 * 1024, help="largest input or request, in bytes"
+        "--max-bytes",
+        type=_ranged(limits.BYTES),
+        default=4 * 1024 * 1024,
+        help=f"largest input or request: {limits.BYTES.describe()}",
     )
 
 
 def _add_bounds(parser: argparse.ArgumentParser, per: str = "command") -> None:
     """The deadline and the memory every command is held to (`planner.cli.io.bounded`)."""
     parser.add_argument(
-        "--timeout", type=float, default=10.0, help=f"seconds per {per}, reading to answer; 0 = unlimited"
+        "--timeout",
+        type=_ranged(limits.TIMEOUT),
+        default=10.0,
+        help=f"per {per}, reading to answer: {limits.TIMEOUT.describe()}",
     )
     parser.add_argument(
         "--max-memory",
-        type=int,
-        default=1024 * 1024 * 1024,
+        type=_ranged(limits.MEMORY),
+        default=limits.DEFAULT_MAX_MEMORY,
         metavar="BYTES",
-        help="address space the command (a service: each worker) may hold; 0 = unlimited",
+        help="address space the command (a service: each worker) may hold: "
+        f"{limits.MEMORY.describe()}; below what the command needs to start is refused",
     )
     parser.set_defaults(bounded_per=per)
 
@@ -41,7 +59,12 @@ def _add_limits(parser: argparse.ArgumentParser, with_sizes: bool, per: str = "c
     _add_bounds(parser, per)
     _add_max_bytes(parser)
     if with_sizes:
-        parser.add_argument("--max-depth", type=int, default=64, help="deepest JSON nesting accepted")
+        parser.add_argument(
+            "--max-depth",
+            type=_ranged(limits.DEPTH),
+            default=64,
+            help=f"deepest JSON nesting accepted: {limits.DEPTH.describe()}",
+        )
 
 
 def _plan_arguments(plan: argparse.ArgumentParser) -> None:
@@ -82,27 +105,35 @@ def _serve_arguments(serve: argparse.ArgumentParser) -> None:
     )
     serve.add_argument(
         "--read-timeout",
-        type=float,
+        type=_ranged(limits.SECONDS),
         default=10.0,
-        help="seconds an HTTP client may take to send one request, from its first byte",
+        help=f"an HTTP client's time to send one request, from its first byte: {limits.SECONDS.describe()}",
     )
     serve.add_argument(
         "--idle-timeout",
-        type=float,
+        type=_ranged(limits.SECONDS),
         default=60.0,
-        help="seconds an HTTP connection may wait for its next request before it is closed",
+        help="an HTTP connection's wait for its next request before it is closed: "
+        + limits.SECONDS.describe(),
     )
     serve.add_argument(
-        "--max-connections", type=int, default=4096, help="HTTP connections held at once; more get 503"
+        "--max-connections",
+        type=_ranged(limits.CONNECTIONS),
+        default=4096,
+        help=f"HTTP connections held at once, more get 503: {limits.CONNECTIONS.describe()}",
     )
     serve.add_argument(
         "--max-per-address",
-        type=int,
+        type=_ranged(limits.CONNECTIONS),
         default=1024,
-        help="HTTP connections held at once from one client address; more get 503",
+        help="HTTP connections held at once from one client address, more get 503: "
+        + limits.CONNECTIONS.describe(),
     )
     serve.add_argument(
-        "--workers", type=int, default=min(4, os.cpu_count() or 1), help="worker processes answering HTTP"
+        "--workers",
+        type=_ranged(limits.WORKERS),
+        default=min(4, os.cpu_count() or 1),
+        help=f"worker processes answering HTTP: {limits.WORKERS.describe()}",
     )
     _add_limits(serve, with_sizes=True, per="message")
 
@@ -174,7 +205,12 @@ def _suggest_arguments(suggest: argparse.ArgumentParser) -> None:
 
 def _batch_arguments(batch: argparse.ArgumentParser) -> None:
     batch.add_argument("paths", nargs="+", metavar="DIR|FILE", help="files, or directories to search")
-    batch.add_argument("--workers", type=int, default=1, help="worker processes")
+    batch.add_argument(
+        "--workers",
+        type=_ranged(limits.WORKERS),
+        default=1,
+        help=f"worker processes: {limits.WORKERS.describe()}",
+    )
     batch.add_argument("--dask", metavar="ADDRESS|local", help="run on dask.distributed (tile-planner[dask])")
     batch.add_argument("-o", "--output", help="write the JSON lines here instead of stdout")
     batch.add_argument("--quiet", action="store_true", help="no progress bar, even on a terminal")
@@ -219,8 +255,22 @@ _COMMANDS: tuple[tuple[str, Command | None, str, Callable[[argparse.ArgumentPars
 def _subcommand(sub: Any, name: str, run: Command | None, help: str) -> argparse.ArgumentParser:
     parser: argparse.ArgumentParser = sub.add_parser(name, help=help, description=help)
     if run is not None:
-        parser.set_defaults(run=run)
+        parser.set_defaults(run=run, parser=parser)
     return parser
+
+
+# (command's run function, option, the option it needs): an option that does nothing without the other
+_NEEDS: tuple[tuple[Command, str, str], ...] = ((layout_commands.cmd_suggest, "--output", "--apply"),)
+
+
+def usage_problems(args: argparse.Namespace) -> list[str]:
+    """Options the command given would silently ignore: each a usage error, never a no-op."""
+    run = getattr(args, "run", None)
+    return [
+        f"{option} has no effect without {needed}; add {needed} or drop {option}"
+        for command, option, needed in _NEEDS
+        if run is command and getattr(args, option.lstrip("-")) and not getattr(args, needed.lstrip("-"))
+    ]
 
 
 def _named_command(argv: Sequence[str]) -> str | None:

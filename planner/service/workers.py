@@ -26,6 +26,7 @@ from multiprocessing.process import BaseProcess
 from typing import Any
 
 from planner import request_codes
+from planner.cancellation import die_with_parent
 from planner.contract import JsonObject
 from planner.errors import RequestError
 from planner.limits import memory_capped
@@ -47,8 +48,8 @@ def _serve(connection: Connection, max_memory: int | None) -> None:
 
     Its address space is capped at `max_memory`: a request that needs more is `request.too_large`.
     """
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C stops the service, which stops its workers
-    with memory_capped(max_memory):
+    die_with_parent(os.getppid())  # Ctrl-C stops the service, which stops its workers
+    with memory_capped(max_memory, own_process=True):  # a worker is its own process: the cap holds
         _answer_all(connection)
 
 

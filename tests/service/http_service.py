@@ -61,9 +61,9 @@ class Served:
         return self.raw(head + body, source)
 
     def close(self) -> str:
-        """Stop the service the way an operator does (Ctrl-C); its stderr."""
+        """Stop the service the way an operator does (Ctrl-C: exit 128 + SIGINT); its stderr."""
         self.process.send_signal(signal.SIGINT)
-        assert self.process.wait(timeout=30) == 0
+        assert self.process.wait(timeout=30) == 128 + signal.SIGINT
         self._drain.join(timeout=5)
         return "".join(self.log)
 

@@ -75,7 +75,12 @@ planner.proofs.check = check
 def faulty_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     site = tmp_path_factory.mktemp("faults")
     (site / "sitecustomize.py").write_text(FAULTS)
-    return {**os.environ, "PYTHONPATH": str(site), "PYTHONUNBUFFERED": "1"}
+    tree = os.environ.get("PYTHONPATH", "")  # the tree under test stays first after the faults
+    return {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(filter(None, (str(site), tree))),
+        "PYTHONUNBUFFERED": "1",
+    }
 
 
 def fault(factor: int) -> dict[str, Any]:
@@ -290,7 +295,8 @@ def test_zz_http_service_logged_only_typed_lines_and_stayed_small(web: Http) -> 
     """Last in the file: the module's server, after every case above."""
     log = web.close()
     assert "Traceback" not in log
-    lines = log.splitlines()
+    *lines, stopped = log.splitlines()
+    assert stopped.startswith("planner: error: [request.cancelled] stopped by SIGINT")  # Ctrl-C's own line
     assert lines and all(line.startswith("planner: internal error [request.internal] ") for line in lines), (
         log
     )

@@ -183,5 +183,5 @@ def test_a_connection_setting_that_is_not_positive_is_refused_typed(flag: str) -
     command = [sys.executable, "-m", "planner.cli", "serve", "--http", "127.0.0.1:0", flag, "0"]
     refused = subprocess.run(command, capture_output=True, text=True, timeout=60)
     assert refused.returncode == 2
-    assert f"[{request_codes.INVALID_PARAMS}]" in refused.stderr and flag in refused.stderr
+    assert f"planner serve: error: argument {flag}: 0 is outside " in refused.stderr  # a usage error
     assert "Traceback" not in refused.stderr

@@ -52,9 +52,9 @@ def test_a_use_before_its_definition_is_refused_at_the_use_with_a_note_at_the_de
     use, definition = HEAD_LINES + 1, HEAD_LINES + 2
     assert (error.code, error.line, error.column) == ("adapter.invalid_ir", use, 3)
     status, err = run_opt(HEAD + ADD + MUL + TAIL, tmp_path, capsys)
-    assert status == 1
+    assert status == 2
     assert err.splitlines() == [
-        f"k.mlir:{use}:3: error: operand #0 does not dominate this use",
+        f"k.mlir:{use}:3: error: [adapter.invalid_ir] operand #0 does not dominate this use",
         f"k.mlir:{definition}:3: note: operand defined here (op in the same block)",
     ]
 

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from planner.inputs import source_text
+
 PATH_VARIABLE = "PLANNER_PATH"
 
 
@@ -30,7 +32,7 @@ class ModuleText:
 
 
 class Unreadable(Exception):
-    """A module was found but cannot be read (too large, not UTF-8, unreadable)."""
+    """A module was found but cannot be read (too large, not in its declared encoding, unreadable)."""
 
     def __init__(self, origin: str, reason: str) -> None:
         super().__init__(reason)
@@ -92,9 +94,9 @@ class FileModules:
             size = path.stat().st_size
             if size > self._max_bytes:
                 raise Unreadable(str(path), f"{size} bytes, more than --max-bytes {self._max_bytes}")
-            return path.read_bytes().decode("utf-8")
-        except UnicodeDecodeError:
-            raise Unreadable(str(path), "not UTF-8 text") from None
+            return source_text(path.read_bytes())
+        except ValueError as exc:
+            raise Unreadable(str(path), str(exc)) from None
         except OSError as exc:
             raise Unreadable(str(path), exc.strerror or "cannot be read") from None
 

@@ -34,7 +34,8 @@ from planner.adapters.pypto.reading.kernels import (
 )
 from planner.adapters.pypto.reading.skipped import SkippedKernel, find_skipped
 
-_HEADER = re.compile(r"#[ \t]*pypto\.program:[ \t]*([A-Za-z_][A-Za-z0-9_]*)[ \t]*")
+# Python's whitespace (space, tab, form feed) may stand before and after the comment.
+_HEADER = re.compile(r"[ \t\f]*#[ \t\f]*pypto\.program:[ \t\f]*([A-Za-z_][A-Za-z0-9_]*)[ \t\f]*")
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 STAMP = "nz_tensor_views_blocked"
 _KERNEL_DECORATORS: Final = frozenset({"pl.jit.incore"})

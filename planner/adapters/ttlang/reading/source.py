@@ -94,9 +94,9 @@ def split_chunks(text: str) -> tuple[list[Chunk], list[str]]:
     return chunks, separators
 
 
-def _parse_error(chunk: Chunk, filename: str, offset: int, message: str) -> AdapterInputError:
+def _parse_error(chunk: Chunk, offset: int, message: str) -> AdapterInputError:
     line, column = chunk.line_col(offset)
-    return AdapterInputError(PARSE_ERROR, f"{filename}:{line}:{column}: {message}", line, column)
+    return AdapterInputError(PARSE_ERROR, message, line, column)
 
 
 def parse_chunk(chunk: Chunk, filename: str) -> ParsedChunk:
@@ -114,10 +114,10 @@ def parse_chunk(chunk: Chunk, filename: str) -> ParsedChunk:
         return ParsedChunk(chunk, ModuleOp([]))
     deep = too_deep_at(text, NESTING_LIMIT)
     if deep is not None:
-        raise _parse_error(chunk, filename, deep, f"brackets nest deeper than {NESTING_LIMIT} levels")
+        raise _parse_error(chunk, deep, f"brackets nest deeper than {NESTING_LIMIT} levels")
     overlong = overlong_number_at(text)
     if overlong is not None:
-        raise _parse_error(chunk, filename, overlong, f"integer literal longer than {DIGIT_LIMIT} digits")
+        raise _parse_error(chunk, overlong, f"integer literal longer than {DIGIT_LIMIT} digits")
     aliases = _location_aliases(chunk, text, filename)
     text = aliases.text
     if is_blank(text):
@@ -151,7 +151,7 @@ def _location_aliases(chunk: Chunk, text: str, filename: str) -> LocationAliases
     try:
         return read_location_aliases(text, new_parser)
     except AliasError as error:
-        raise _parse_error(chunk, filename, error.offset, error.message) from None
+        raise _parse_error(chunk, error.offset, error.message) from None
 
 
 def _parse_with_xdsl(
@@ -160,11 +160,11 @@ def _parse_with_xdsl(
     try:
         parser = SiteRecordingParser(text, filename, locations=aliases.aliases)
     except ParseError as error:  # the first token does not lex
-        raise _parse_error(chunk, filename, error.span.start, error.msg) from None
+        raise _parse_error(chunk, error.span.start, error.msg) from None
     try:
         return parser.parse_module(), parser.sites
     except ParseError as error:
-        raise _parse_error(chunk, filename, error.span.start, error.msg) from None
+        raise _parse_error(chunk, error.span.start, error.msg) from None
 
 
 def _check_dominance(parsed: ParsedChunk, filename: str) -> None:
@@ -176,7 +176,7 @@ def _check_dominance(parsed: ParsedChunk, filename: str) -> None:
     defined_at = violation.definition or violation.user
     note_line, note_column = parsed.op_line_col(defined_at)
     message = (
-        f"{filename}:{line}:{column}: operand #{violation.operand_index} does not dominate this use\n"
+        f"operand #{violation.operand_index} does not dominate this use\n"
         f"{filename}:{note_line}:{note_column}: note: {violation.note}"
     )
     raise AdapterInputError(INVALID_IR, message, line, column)

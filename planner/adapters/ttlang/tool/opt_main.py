@@ -11,9 +11,12 @@ MLIR's single-dash spellings of the long options are accepted, and MLIR's
 (`mlir_printer`; with `--print-debuginfo`, every location, as `#loc` aliases after the
 module); diagnostics go to stderr as `file:line:col: error: ...`, each chunk of a split
 file on its own (a refused chunk prints nothing). `-o` is never an input and is written only
-by a run that succeeded. Exit status: 0 success (with `--verify-diagnostics`: every expected
-diagnostic and no other), 1 a refusal or a mismatch, 2 a bad command line, unreadable input,
-an unwritable output or a run past `--timeout` (typed `request.*` errors).
+by a run that succeeded. Exit status, as `planner plan`'s (README): 0 success (with
+`--verify-diagnostics`: every expected diagnostic and no other; with `--parsing-diagnostics`:
+parse errors printed, not failed), 1 a refusal or a mismatch, 2 a bad command line, input that
+cannot be read or parsed (`[adapter.parse_error]`), an unwritable output or a run past
+`--timeout` (typed `request.*` errors). Each flag of xDSL's driver either works here or is
+refused (`_REFUSED_FLAGS`), never silently ignored.
 """
 
 from __future__ import annotations
@@ -46,15 +49,29 @@ from planner.adapters.ttlang.writing.configure import (
 )
 from planner.adapters.ttlang.writing.mlir_printer import canonical_text
 from planner.budget import WATCHDOG_GRACE, watchdog
+from planner.cancellation import cancel_on_signals, hold_if_ending
 from planner.errors import RequestError
-from planner.limits import DEFAULT_MAX_MEMORY, memory_capped
+from planner.inputs import read_text
+from planner.limits import DEFAULT_MAX_MEMORY, MEMORY, TIMEOUT, check_cap, memory_capped
 from planner.outputs import check_output, write_output
+from planner.standard_output import flush_stdout, reader_left, write_stdout
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 _MLIR_LONG_OPTIONS = ("split-input-file", "verify-diagnostics", "pass-pipeline", "allow-unregistered-dialect")
 _MLIR_SPELLINGS = {"mlir-print-debuginfo": "print-debuginfo"}
 _ANCHOR = re.compile(r"^\s*(?:builtin\.module|func\.func|any)\s*\((.*)\)\s*$", re.DOTALL)
 SPLIT_SEPARATOR = "// -----\n"
+TOOL = "planner-opt"
+
+# xDSL driver flags this tool's own reading and canonical printing do not honour, and why.
+_REFUSED_FLAGS: tuple[tuple[str, str, str], ...] = (
+    ("no_implicit_module", "--no-implicit-module", "every input is read as one module"),
+    ("print_between_passes", "--print-between-passes", "the pipeline has one pass"),
+    ("print_op_generic", "--print-op-generic", "output is canonical MLIR"),
+    ("print_no_properties", "--print-no-properties", "output is canonical MLIR"),
+    ("syntax_highlight", "--syntax-highlight", "output is canonical MLIR"),
+    ("shrink", "--shrink", "there is no shrinking mode"),
+)
 
 
 def mlir_argv(argv: Sequence[str]) -> list[str]:
@@ -111,16 +128,16 @@ class PlannerOptMain(xDSLOptMain):
         )
         arg_parser.add_argument(
             "--timeout",
-            type=float,
+            type=TIMEOUT.read,
             default=10.0,
-            help="seconds for the whole run, reading included; 0 = unlimited",
+            help=f"the whole run, reading included: {TIMEOUT.describe()}",
         )
         arg_parser.add_argument(
             "--max-memory",
-            type=int,
+            type=MEMORY.read,
             default=DEFAULT_MAX_MEMORY,
             metavar="BYTES",
-            help="address space; 0 = unlimited",
+            help=f"address space: {MEMORY.describe()}; below what the run needs to start is refused",
         )
 
     def setup_pipeline(self) -> None:
@@ -130,21 +147,37 @@ class PlannerOptMain(xDSLOptMain):
             self.args.passes = pass_list(self.args.pass_pipeline)
         super().setup_pipeline()  # type: ignore[no-untyped-call]
 
-    def _process(self, planned: ChunkToPlan, filename: str) -> tuple[list[Diagnostic], str | None]:
-        """One chunk's diagnostics and its printed output (None when refused)."""
+    def refused_flags(self) -> list[str]:
+        """The flags given that this tool does not honour, each with its reason."""
+        refused = [
+            f"{flag} is not supported: {why}"
+            for name, flag, why in _REFUSED_FLAGS
+            if getattr(self.args, name)
+        ]
+        if self.args.target != "mlir":  # -f offers MLIR alone already
+            refused.append(f"-t/--target {self.args.target} is not supported: output is MLIR text")
+        return refused
+
+    def _process(self, planned: ChunkToPlan, filename: str) -> tuple[list[Diagnostic], str | None, bool]:
+        """One chunk's diagnostics, its printed output (None when refused), and whether it failed to parse."""
         try:
             parsed = read_chunk(planned, filename)
         except AdapterInputError as error:
-            return [input_error_diagnostic(error)], None
+            found = input_error_diagnostic(error)
+            return (
+                [Diagnostic(found.severity, found.line, found.column, f"[{error.code}] {found.message}")],
+                None,
+                True,
+            )
         session = OptSession(parsed)
         token = current_session.set(session)
         try:
             self.apply_passes(parsed.module)
         except KernelConfigRefused:
-            return session.diagnostics, None
+            return session.diagnostics, None, False
         finally:
             current_session.reset(token)
-        return session.diagnostics, canonical_text(parsed.module, debuginfo=self.args.print_debuginfo)
+        return session.diagnostics, canonical_text(parsed.module, debuginfo=self.args.print_debuginfo), False
 
     def run_tool(self) -> int:
         """Read, run the pipeline on every chunk, print; the exit status.
@@ -155,39 +188,36 @@ class PlannerOptMain(xDSLOptMain):
         filename = self.args.input_file or "<stdin>"
         if self.args.output_file is not None:
             check_output(self.args.output_file, [self.args.input_file or "-"], "-o")
-        stream, _ = self.get_input_stream()
-        raw = stream.read()
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError as error:
-            sys.stderr.write(f"{filename}: error: not UTF-8 text (byte {error.start})\n")
-            return EXIT_USAGE
+        text = read_text(self.args.input_file or "-", None)
         try:
             chunks, notes = self._chunks(text, filename)
         except AdapterInputError as error:
             return _report(RequestError(error.code, error.message))
         outputs: list[str] = []
         reported: list[Diagnostic] = []
+        failed = unparsable = False
         for planned in chunks:
             with room_for_nesting():
-                emitted, output = self._process(planned, filename)
+                emitted, output, unread = self._process(planned, filename)
             if self.args.verify_diagnostics:
-                reported.extend(verify(emitted, expected_diagnostics(planned.chunk)))
-            else:
-                reported.extend(emitted)
+                emitted = verify(emitted, expected_diagnostics(planned.chunk))
+            elif unread:
+                unparsable = unparsable or not self.args.parsing_diagnostics
+            reported.extend(emitted)
+            erred = any(item.severity == "error" for item in emitted)
+            failed = failed or (erred and not (unread and self.args.parsing_diagnostics))
             if output is not None:
                 outputs.append(output)
         printed = SPLIT_SEPARATOR.join(outputs)
-        failed = any(item.severity == "error" for item in reported)
         if self.args.output_file is None:
-            sys.stdout.write(printed)
+            write_stdout(printed)
         elif not failed:
             write_output(self.args.output_file, printed, "-o")
         for item in reported:
             sys.stderr.write(item.render(filename) + "\n")
         if not self.args.verify_diagnostics:
             sys.stderr.writelines(note + "\n" for note in notes)
-        return EXIT_FAILED if failed else EXIT_OK
+        return EXIT_USAGE if unparsable else EXIT_FAILED if failed else EXIT_OK
 
     def _chunks(self, text: str, filename: str) -> tuple[list[ChunkToPlan], tuple[str, ...]]:
         """The chunks to run on: an IR-printing log's chosen dumps (with the note naming them),
@@ -213,19 +243,41 @@ def _expire() -> None:
 
 
 def _report(error: RequestError) -> int:
-    sys.stderr.write(f"planner-opt: error: [{error.code}] {error.message}\n")
+    if error.code != request_codes.INTERNAL:  # an internal fault has logged its own line
+        sys.stderr.write(f"{TOOL}: error: [{error.code}] {error.message}\n")
     return EXIT_USAGE
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     try:
         tool = PlannerOptMain(mlir_argv(sys.argv[1:] if argv is None else argv))
+    except SystemExit:  # help, version or a usage error: what argparse printed is checked too
+        try:
+            flush_stdout()
+        except BrokenPipeError:
+            return reader_left()
+        except RequestError as unwritable:
+            return _report(unwritable)
+        raise
     except (ValueError, TypeError, ArgSpecParseError) as error:
-        sys.stderr.write(f"planner-opt: error: {error}\n")
+        sys.stderr.write(f"{TOOL}: error: {error}\n")
         return EXIT_USAGE
+    for refused in tool.refused_flags():
+        sys.stderr.write(f"{TOOL}: error: {refused}\n")
+        return EXIT_USAGE
+    if argv is None:  # the command line's own process (a host calling main(argv) keeps its signals)
+        cancel_on_signals(TOOL)
     timeout = tool.args.timeout if tool.args.timeout > 0 else None
     try:
-        with watchdog(timeout and timeout + WATCHDOG_GRACE, _expire), memory_capped(tool.args.max_memory):
-            return tool.run_tool()
+        with watchdog(timeout and timeout + WATCHDOG_GRACE, _expire):
+            if argv is None:  # measured with the watchdog's thread running, as the run goes on
+                check_cap(tool.args.max_memory)
+            with memory_capped(tool.args.max_memory, own_process=argv is None):
+                code = tool.run_tool()
+                flush_stdout()
+                return code
+    except BrokenPipeError:
+        return reader_left()
     except Exception as exc:
-        return _report(request_codes.to_request_error(exc))
+        hold_if_ending()
+        return _report(request_codes.to_request_error(exc, TOOL))

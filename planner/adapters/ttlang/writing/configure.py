@@ -65,11 +65,8 @@ def _write_plan(answered: AnsweredKernel) -> None:
 
 
 def input_error_diagnostic(error: AdapterInputError) -> Diagnostic:
-    """An adapter input error as an error diagnostic (its text without any location prefix)."""
-    line, column = error.line or 1, error.column or 1
-    prefix = f":{line}:{column}: "
-    message = error.message.split(prefix, 1)[1] if prefix in error.message else error.message
-    return Diagnostic("error", line, column, message)
+    """An adapter input error as an error diagnostic at its position (the chunk's start if it has none)."""
+    return Diagnostic("error", error.line or 1, error.column or 1, error.message)
 
 
 def configure_module(parsed: ParsedChunk, options: Mapping[str, str]) -> tuple[bool, list[Diagnostic]]:
