@@ -133,13 +133,10 @@ class Resolver(Evaluator):
 
     def resolve(self, node: ast.expr, scope: Scope) -> Resolved | None:
         """The int an expression certainly has, or None."""
-        self._assumed.append(set())
-        try:
-            traced = self.evaluate(node, scope)
-        except (Unresolved, RecursionError):
+        found = self._assuming(node, scope)
+        if found is None:
             return None
-        finally:
-            assumed = frozenset(self._assumed.pop())
+        traced, assumed = found
         value = traced.value
         if type(value) is not int or value not in INDEX_RANGE:
             return None
@@ -150,6 +147,16 @@ class Resolver(Evaluator):
     ) -> tuple[str, frozenset[tuple[str, str, str]]] | None:
         """The dotted path of the library object an expression certainly names (`pl.FP16` through
         `dt = pl.FP16`, a builder default or a `--bind`), with the assumptions it took; or None."""
+        found = self._assuming(node, scope)
+        if found is None:
+            return None
+        traced, assumed = found
+        return (traced.value.path, assumed) if isinstance(traced.value, External) else None
+
+    def _assuming(
+        self, node: ast.expr, scope: Scope
+    ) -> tuple[Traced, frozenset[tuple[str, str, str]]] | None:
+        """The expression's traced value with the assumptions it took, or None if it has none."""
         self._assumed.append(set())
         try:
             traced = self.evaluate(node, scope)
@@ -157,7 +164,7 @@ class Resolver(Evaluator):
             return None
         finally:
             assumed = frozenset(self._assumed.pop())
-        return (traced.value.path, assumed) if isinstance(traced.value, External) else None
+        return traced, assumed
 
     def why(self, node: ast.expr, scope: Scope) -> Cause | None:
         """Why an expression has no certain int, when the resolver can say (section 19)."""
