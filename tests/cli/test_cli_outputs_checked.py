@@ -47,18 +47,24 @@ def run(argv: list[str], **kwargs: object) -> subprocess.CompletedProcess[str]:
     )  # type: ignore[call-overload,no-any-return]
 
 
-@pytest.mark.parametrize("command", sorted(PRINTING))
-def test_a_full_device_on_standard_output_is_unwritable(command: str) -> None:
+def _onto_full_device(argv: list[str], stdin: str = "") -> subprocess.CompletedProcess[str]:
+    """`argv` run with standard output on /dev/full, where every write fails with ENOSPC."""
     with open("/dev/full", "w") as full:
-        done = subprocess.run(
-            PRINTING[command],
+        return subprocess.run(
+            argv,
             cwd=ROOT,
+            input=stdin,
             stdout=full,
             stderr=subprocess.PIPE,
             text=True,
             timeout=120,
             check=False,
         )
+
+
+@pytest.mark.parametrize("command", sorted(PRINTING))
+def test_a_full_device_on_standard_output_is_unwritable(command: str) -> None:
+    done = _onto_full_device(PRINTING[command])
     assert done.returncode == 2
     assert "[request.unwritable] cannot write standard output: No space left on device" in done.stderr
     assert done.stderr.count("request.unwritable") == 1
@@ -70,17 +76,7 @@ def test_a_full_device_on_standard_output_is_unwritable(command: str) -> None:
     [[*PLANNER, "serve"], [*PLANNER, "--help"], [*PLANNER, "plan", "--help"], [*PLANNER_OPT, "--help"]],
 )
 def test_a_full_device_is_unwritable_for_the_service_and_for_help(argv: list[str]) -> None:
-    with open("/dev/full", "w") as full:
-        done = subprocess.run(
-            argv,
-            cwd=ROOT,
-            input='{"jsonrpc": "2.0", "id": 1, "method": "planner.version"}\n',
-            stdout=full,
-            stderr=subprocess.PIPE,
-            text=True,
-            timeout=120,
-            check=False,
-        )
+    done = _onto_full_device(argv, '{"jsonrpc": "2.0", "id": 1, "method": "planner.version"}\n')
     assert done.returncode == 2
     assert done.stderr.endswith(
         "[request.unwritable] cannot write standard output: No space left on device\n"
