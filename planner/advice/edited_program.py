@@ -4,9 +4,9 @@
 whole edited file again costs the file's size per candidate; instead only the functions an
 edit falls inside are parsed again, from their own lines of the edited text, so their nodes
 carry the positions the edited file gives them. Everything else (module constants, imports,
-the constants each kernel reads, the other functions) is the unedited reading, which an edit
-of a parameter's annotation does not change. Edits never add or remove a line break, so
-every line keeps its number and only the edited lines' text changes.
+the constants each kernel reads, the other functions, what a call by name reaches) is the
+unedited reading, which an edit of a parameter's annotation does not change. Edits never add
+or remove a line break, so every line keeps its number and only the edited lines' text changes.
 """
 
 from __future__ import annotations
