@@ -4,9 +4,9 @@
 whole edited file again costs the file's size per candidate; instead only the functions an
 edit falls inside are parsed again, from their own lines of the edited text, so their nodes
 carry the positions the edited file gives them. Everything else (module constants, imports,
-the constants each kernel reads, the other functions) is the unedited reading, which an edit
-of a parameter's annotation does not change. Edits never add or remove a line break, so
-every line keeps its number and only the edited lines' text changes.
+the constants each kernel reads, the other functions, what a call by name reaches) is the
+unedited reading, which an edit of a parameter's annotation does not change. Edits never add
+or remove a line break, so every line keeps its number and only the edited lines' text changes.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from planner.adapters.pypto.base.splicing import LINE_BREAK, Edit, SourceText
 from planner.adapters.pypto.reading.program import Program, ProgramFunction
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_BLOCK = "if 1:\n"  # lets an indented definition parse on its own, on the line above its first
+_BLOCK = "if 1:\n"  # lets an indented definition parse on its own
 
 
 def edited_program(program: Program, edits: Sequence[Edit], functions: Iterable[int]) -> Program:
@@ -54,13 +54,15 @@ def _reparsed(original: SourceText, edited: SourceText, function: ProgramFunctio
     start = edited.offset(first_line, 0)
     last = LINE_BREAK.search(edited.text, edited.offset(last_line, 0))
     lines = edited.text[start : last.end() if last else len(edited.text)]
-    if not indented:  # blank lines put the definition on its own line number, with no renumbering walk
-        node = _parse("\n" * (first_line - 1) + lines).body[0]
+    if not indented:
+        node, parsed_line = _parse(lines).body[0], 1
     else:
-        block = _parse("\n" * (first_line - 2) + _BLOCK + lines).body[0]
-        node = block.body[0]  # type: ignore[attr-defined]
+        block = _parse(_BLOCK + lines).body[0]
+        node, parsed_line = block.body[0], 2  # type: ignore[attr-defined]
     assert isinstance(node, ast.FunctionDef)
-    return replace(function, node=node)
+    # renumbered by a walk of the function, not by parsing blank lines for every line above it:
+    # each candidate then costs its function's size, not the file's
+    return replace(function, node=ast.increment_lineno(node, first_line - parsed_line))
 
 
 def _found(module: ast.Module, node: ast.FunctionDef) -> ast.FunctionDef:

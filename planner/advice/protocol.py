@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from planner.adapters.protocol import UnresolvedExtent
+from planner.adapters.protocol import KernelStatus, UnresolvedExtent
 from planner.contract import ContractModel
 from planner.layout.protocol import Diagnostic
 
@@ -41,6 +41,10 @@ class SuggestedTensor(ContractModel):
 
 
 class LayoutSuggestResponse(ContractModel):
-    """`layout.suggest`: a verdict for every candidate weight, in file order."""
+    """`layout.suggest`: a verdict for every candidate weight of the kernels that read, in file order.
+
+    `unread_kernels`: each kernel refused or not read (`refused` / `unreadable`), whose weights get
+    no verdict; present only when there is one, so a file that reads whole answers as it always has."""
 
     tensors: list[SuggestedTensor] = Field(default_factory=list)
+    unread_kernels: list[KernelStatus] = Field(default_factory=list, exclude_if=lambda kernels: not kernels)

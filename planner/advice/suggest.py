@@ -10,7 +10,8 @@ file, so a verdict is what planning it says, at the cost of those functions alon
 Eligible: the plan is ok and every offset obligation proven; then each Mat load of the
 weight becomes NZ->NZ and stops converting its window's bytes. Ineligible: the first
 refusal is the blocking diagnostic, with its code and counterexample. Callers that pass the
-weight on are annotated with it (`nz_annotations`).
+weight on are annotated with it (`nz_annotations`). The file is read kernel by kernel, as
+`planner plan` reads it: a kernel refused or not read gets no verdicts and is listed instead.
 
 `--apply` writes the `pl.NZ` annotations of the eligible weights into the source and nothing
 else; an annotated weight is no longer ND, so a second run changes nothing.
@@ -25,13 +26,14 @@ from math import prod
 
 from planner.adapters.api import given_modules
 from planner.adapters.outcome import AdapterInputError
-from planner.adapters.protocol import AdapterPlanRequest, UnresolvedExtent
+from planner.adapters.protocol import AdapterPlanRequest, KernelStatus, UnresolvedExtent
 from planner.adapters.pypto import FunctionRequest
 from planner.adapters.pypto.base.splicing import Edit, apply_edits
 from planner.adapters.pypto.constants.kernel_constants import ResolveContext
-from planner.adapters.pypto.driver import BYTE_ORDER_MARK, read_functions, read_program
+from planner.adapters.pypto.driver import BYTE_ORDER_MARK, read_functions, read_kernels
 from planner.adapters.pypto.reading.program import Program, ProgramFunction
 from planner.adapters.pypto.writing.diagnostics import diagnostic_position
+from planner.adapters.pypto.writing.kernel_report import unread_kernels
 from planner.adapters.pypto.writing.unresolved_report import parameter_unresolved
 from planner.advice.edited_program import edited_program
 from planner.advice.nz_annotations import (
@@ -88,11 +90,14 @@ def suggest_text(
     options: Mapping[str, str] | None = None,
     context: ResolveContext | None = None,
 ) -> Suggestion:
-    """Dry-run every candidate as `pl.NZ`; raises `AdapterInputError` for a file the adapter cannot read.
+    """Dry-run every candidate of the kernels that read as `pl.NZ`; each kernel refused or not read
+    is listed instead, as `plan` lists it (section 18). Raises `AdapterInputError` for input that
+    is not PyPTO, or when no kernel of it can be read.
     `context`: where the file's imported modules come from (section 19)."""
     body = text.removeprefix(BYTE_ORDER_MARK)
-    program, _ = read_program(body, filename=filename, options=options, context=context)  # it must read
-    candidates = list(_candidates(program))
+    program, _, failures = read_kernels(body, filename=filename, options=options, context=context)
+    unread = frozenset(index for index, function in enumerate(program.functions) if id(function) in failures)
+    candidates = list(_candidates(program, unread))
     verdicts = [_dry_run(program, options, candidate) for candidate in candidates]
     edits = {
         edit
@@ -101,12 +106,17 @@ def suggest_text(
         for edit in candidate.edits
     }
     annotated = text[: len(text) - len(body)] + apply_edits(body, edits)
-    return Suggestion(LayoutSuggestResponse(tensors=verdicts), annotated)
+    response = LayoutSuggestResponse(tensors=verdicts, unread_kernels=unread_kernels(program, failures))
+    return Suggestion(response, annotated)
 
 
-def _candidates(program: Program) -> Iterator[Candidate]:
+def _candidates(program: Program, unread: frozenset[int]) -> Iterator[Candidate]:
+    """The candidates of every function but the `unread` ones (by index): a kernel that does not
+    read has no plan to dry-run, so it is reported, not judged."""
     calls = call_sites(program)
     for index, function in enumerate(program.functions):
+        if index in unread:
+            continue
         parameters = nd_tensor_parameters(program, index)
         fed = b_operand_parameters(function.node, frozenset(parameters))
         for name, site in parameters.items():
@@ -216,9 +226,13 @@ def _nz_loads(function: FunctionRequest, weight: str) -> list[SuggestedLoad]:
 
 
 def render(filename: str, response: LayoutSuggestResponse) -> str:
-    """One line per weight: where it is declared (or blocked), its name, and the verdict."""
+    """One line per weight: where it is declared (or blocked), its name, and the verdict; and an
+    error line for each kernel not read, before the first verdict that follows it in the file."""
     lines = []
+    unread = list(response.unread_kernels)
     for tensor in response.tensors:
+        while unread and (unread[0].line or 0) <= tensor.line:
+            lines.append(_unread_line(filename, unread.pop(0)))
         where = f"{filename}:{tensor.line}:{tensor.column}: {tensor.name} in {tensor.function}"
         context = [f"planned for {', '.join(tensor.assumptions)}"] if tensor.assumptions else []
         if tensor.extents:
@@ -242,7 +256,17 @@ def render(filename: str, response: LayoutSuggestResponse) -> str:
             lines.append(f"{where}: ineligible: [{tensor.blocking.code}] {tensor.blocking.message}{why}")
         else:
             lines.append(f"{where}: ineligible: an obligation of its plan is not proven")
+    lines.extend(_unread_line(filename, kernel) for kernel in unread)
     return "".join(line + "\n" for line in lines)
+
+
+def _unread_line(filename: str, kernel: KernelStatus) -> str:
+    where = ":".join(str(part) for part in (filename, kernel.line, kernel.column) if part is not None)
+    why = "its NZ layout cannot be decided" if kernel.status == "refused" else "it cannot be read"
+    return (
+        f"{where}: error: [{kernel.code}] {kernel.reason}; "
+        f"kernel {kernel.name!r} is {kernel.status}: {why}, so its weights get no verdict"
+    )
 
 
 def _bytes(count: int | None) -> str:

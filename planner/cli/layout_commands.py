@@ -8,6 +8,7 @@ from pathlib import Path
 
 from planner.cli.io import (
     EXIT_OK,
+    EXIT_REFUSED,
     adapter_options,
     bad_params,
     check_outputs,
@@ -107,4 +108,4 @@ def cmd_suggest(args: argparse.Namespace) -> int:
         named = ", ".join(n for t in eligible for n in [f"{t.name} in {t.function}", *t.also_annotated])
         named = named or "no tensor"
         sys.stderr.write(f"planner: annotated {named} with pl.NZ in {target}\n")
-    return EXIT_OK
+    return EXIT_REFUSED if found.response.unread_kernels else EXIT_OK  # some kernel got no answer

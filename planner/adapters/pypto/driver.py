@@ -103,7 +103,7 @@ def plan_text(
             planned.append((model, _plan_one(plan, model, program)))
         except AdapterInputError as exc:
             failures[id(model.function)] = exc
-    if failures and not planned and not any(isinstance(e, KernelRefusal) for e in failures.values()):
+    if failures and not planned and not _any_refused(failures):
         raise _all_problems(program, failures)  # no kernel of the file can be read
     models = [model for model, _ in planned]
     responses = [response for _, response in planned]
@@ -183,6 +183,27 @@ def _read(
     if failures:
         raise _all_problems(program, failures)
     return program, models
+
+
+def read_kernels(
+    text: str,
+    *,
+    filename: str = "<input>",
+    options: Mapping[str, str] | None = None,
+    context: ResolveContext | None = None,
+) -> tuple[Program, list[FunctionModel], dict[int, AdapterInputError]]:
+    """The program, the models of the kernels that read and the problem of each one that does not
+    (by the id of its `ProgramFunction`), as `plan_text` reads them kernel by kernel. Raises
+    `AdapterInputError` for input that is not PyPTO, or when no kernel of it can be read."""
+    program, models, failures = _read_kernels(text.removeprefix(BYTE_ORDER_MARK), filename, options, context)
+    if failures and not models and not _any_refused(failures):
+        raise _all_problems(program, failures)
+    return program, models, failures
+
+
+def _any_refused(failures: Mapping[int, AdapterInputError]) -> bool:
+    """A kernel was read far enough to be refused: the file is PyPTO the reader understands."""
+    return any(isinstance(error, KernelRefusal) for error in failures.values())
 
 
 def _all_problems(program: Program, failures: dict[int, AdapterInputError]) -> AdapterInputError:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 import re
 import warnings
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import PurePath
 from typing import Final, Literal, TypeAlias
@@ -67,12 +68,33 @@ class ProgramFunction:
 
 
 @dataclass(frozen=True)
+class Callees:
+    """What a call by a function's name reaches, found once per program: every function read
+    looks it up, so reading n kernels costs n lookups, not n passes over the functions. An
+    edit of a parameter's annotation changes neither the names nor which functions declare a
+    return type, so an edited program keeps its program's."""
+
+    free: frozenset[str]  # functions that are not methods: a source call by a bare name calls one
+    returning: Mapping[str, tuple[int, ...]]  # by name, the functions declaring a return type, in file order
+
+    @classmethod
+    def of(cls, functions: tuple[ProgramFunction, ...]) -> Callees:
+        returning: dict[str, list[int]] = {}
+        for index, function in enumerate(functions):
+            if function.node.returns is not None:
+                returning.setdefault(function.node.name, []).append(index)
+        free = frozenset(function.node.name for function in functions if not function.method)
+        return cls(free, {name: tuple(indices) for name, indices in returning.items()})
+
+
+@dataclass(frozen=True)
 class Program:
     name: str
     source: SourceText
     constants: dict[str, int]
     functions: tuple[ProgramFunction, ...]
     identifiers: frozenset[str]  # every name spelled in the text: fresh names avoid them
+    callees: Callees  # of `functions`
     form: Form = "printed"
     warnings: tuple[ImportWarning, ...] = ()  # imported modules that could not be read
     skipped: tuple[SkippedKernel, ...] = ()  # kernels defined in a way the reader does not follow
@@ -104,7 +126,10 @@ def parse_program(text: str, filename: str, context: ResolveContext | None = Non
             program_class,
         )
     functions = _methods(source, program_class)
-    return Program(program_class.name, source, _constants(module), functions, _identifiers(text))
+    identifiers = _identifiers(text)
+    return Program(
+        program_class.name, source, _constants(module), functions, identifiers, Callees.of(functions)
+    )
 
 
 def _source_program(
@@ -124,7 +149,10 @@ def _source_program(
     name = PurePath(filename).stem if filename != "<input>" else "<input>"
     identifiers = _identifiers(source.text)
     warnings = tuple(resolved.warnings)
-    return Program(name, source, _constants(module), functions, identifiers, "source", warnings, skipped)
+    callees = Callees.of(functions)
+    return Program(
+        name, source, _constants(module), functions, identifiers, callees, "source", warnings, skipped
+    )
 
 
 def _source_function(source: SourceText, kernel: FoundKernel) -> ProgramFunction:

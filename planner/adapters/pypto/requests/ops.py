@@ -315,15 +315,16 @@ class OpReader(ArgumentReader):
 
     def _callee_return(self, callee: str) -> TensorType | None:
         """The single tensor a program function returns, if its type is fully static."""
-        for function in self._program.functions:
-            if function.node.name == callee and function.node.returns is not None:
-                reader = TypeReader(self._source, self._static_shape)
-                try:
-                    returned = reader.read(function.node.returns)
-                except AdapterInputError:
-                    return None  # that kernel reports its own annotation; this call forwards nothing
-                if isinstance(returned, TensorType) and all(isinstance(e, Const) for e in returned.shape):
-                    return TensorType(returned.shape, returned.dtype, returned.layout, returned.stride)
+        for index in self._program.callees.returning.get(callee, ()):
+            returns = self._program.functions[index].node.returns
+            assert returns is not None  # `returning` holds only the functions that declare one
+            reader = TypeReader(self._source, self._static_shape)
+            try:
+                returned = reader.read(returns)
+            except AdapterInputError:
+                return None  # that kernel reports its own annotation; this call forwards nothing
+            if isinstance(returned, TensorType) and all(isinstance(e, Const) for e in returned.shape):
+                return TensorType(returned.shape, returned.dtype, returned.layout, returned.stride)
         return None
 
     def _static_shape(self, node: ast.expr) -> Expr:

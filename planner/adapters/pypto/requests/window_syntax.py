@@ -68,7 +68,7 @@ class WindowReader(OpReader):
         self._fed = matmul_fed_windows(function.node.body)
         self._known: dict[str, int] = {}
         self._constants_seen = 0
-        self._kernels = frozenset(other.node.name for other in program.functions if not other.method)
+        self._kernels = program.callees.free
 
     def reads_call(self, callee: str) -> bool:
         return super().reads_call(callee) or (self._reads_source and callee in self._kernels)

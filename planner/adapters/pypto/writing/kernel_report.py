@@ -16,7 +16,7 @@ from planner.adapters.protocol import KernelStatus
 from planner.adapters.pypto.base import codes
 from planner.adapters.pypto.base.expressions import dotted_name
 from planner.adapters.pypto.base.refusal import KernelRefusal
-from planner.adapters.pypto.reading.program import Program
+from planner.adapters.pypto.reading.program import Program, ProgramFunction
 from planner.adapters.pypto.reading.skipped import SkippedKernel
 from planner.adapters.pypto.requests.model import FunctionModel
 from planner.layout.protocol import CallOp, LayoutPlanResponse
@@ -32,15 +32,7 @@ def kernel_statuses(
         position = program.source.position(function.node)
         name = function.qualified
         if id(function) in failures:
-            error = failures[id(function)]
-            status = KernelStatus(
-                name=name,
-                status="refused" if isinstance(error, KernelRefusal) else "unreadable",
-                line=error.line or position.line,
-                column=error.column or position.column,
-                code=error.code,
-                reason=error.message,
-            )
+            status = _failed(program, function, failures[id(function)])
         else:
             response = responses[id(function)]
             first = response.diagnostics[0] if not response.ok and response.diagnostics else None
@@ -64,6 +56,29 @@ def kernel_statuses(
         )
         found.append((kernel.line, kernel.column, status))
     return [status for _, _, status in sorted(found, key=lambda item: (item[0], item[1]))]
+
+
+def unread_kernels(program: Program, failures: Mapping[int, AdapterInputError]) -> list[KernelStatus]:
+    """The state of each kernel that was refused or not read, in source order (`failures` keyed as
+    in `kernel_statuses`)."""
+    return [
+        _failed(program, function, failures[id(function)])
+        for function in program.functions
+        if id(function) in failures
+    ]
+
+
+def _failed(program: Program, function: ProgramFunction, error: AdapterInputError) -> KernelStatus:
+    """A kernel refused (it needs an NZ decision it cannot make) or not read, located at its problem."""
+    position = program.source.position(function.node)
+    return KernelStatus(
+        name=function.qualified,
+        status="refused" if isinstance(error, KernelRefusal) else "unreadable",
+        line=error.line or position.line,
+        column=error.column or position.column,
+        code=error.code,
+        reason=error.message,
+    )
 
 
 def calls_across(
