@@ -96,6 +96,7 @@ def test_compute_with_empty_ins_reads_and_prints_back() -> None:
     assert "ttl.compute ins() outs(%a1 : " in once
     assert printed(once) == once
     assert [op.op for op in only_request(kernel(body)).ops] == ["tile_fill"]
+    assert printed(kernel(body.replace("ins()", "ins( : )"))) == once
 
 
 def normalization(has_gamma: bool, gamma: str = "%y") -> str:

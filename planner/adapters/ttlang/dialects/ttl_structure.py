@@ -201,9 +201,12 @@ def _region_follows(parser: Parser) -> bool:
 
 
 def _parse_keyword_operands(parser: Parser, keyword: str) -> list[SSAValue]:
-    """`keyword(%a, %b : T, U)` or `keyword()`."""
+    """`keyword(%a, %b : T, U)`, or none as upstream prints it, `keyword( : )`, or `keyword()`."""
     parser.parse_keyword(keyword)
     parser.parse_punctuation("(")
+    if parser.parse_optional_punctuation(":") is not None:
+        parser.parse_punctuation(")")
+        return []
     if parser.parse_optional_punctuation(")") is not None:
         return []
     unresolved = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_unresolved_operand)
@@ -214,6 +217,8 @@ def _parse_keyword_operands(parser: Parser, keyword: str) -> list[SSAValue]:
 
 
 def _print_keyword_operands(printer: Printer, keyword: str, operands: Sequence[SSAValue]) -> None:
+    """`keyword(%a : T)`, and `keyword()` for none: the spelling TT-Lang 1.1.1's parser reads (newer
+    printers write `keyword( : )`, which the reader takes too)."""
     printer.print_string(f" {keyword}(")
     if operands:
         printer.print_list(operands, printer.print_operand)
