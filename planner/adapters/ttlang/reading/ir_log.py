@@ -170,6 +170,11 @@ def input_chunks(text: str, filename: str, section: str | None = None) -> InputC
         header = _module_header(sections, found)
         picked.append(ChunkToPlan(found.chunk, only, header))
         borrowed = f"; with the attributes of the module at line {_module_line(header)}" if header else ""
+        if header is None and not _holds_module(found):
+            borrowed = (
+                "; it holds functions alone and no earlier dump shows their module, so the module's "
+                "attributes (its target) are not known: print the log with --mlir-print-ir-module-scope"
+            )
         notes.append(
             f"{filename}:{found.header_line}:1: note: planned the IR dumped under '{found.header}' "
             f"(line {found.header_line} of the log{borrowed})"
