@@ -17,21 +17,16 @@ import pytest
 from planner.budget import deadline_after
 from planner.errors import RequestError
 from planner.service.workers import WorkerPool
+from tests.support.commands import PLANNER, PLANNER_OPT
 from tests.support.paths import ROOT
 
 EXAMPLES = ROOT / "examples"
-PLANNER = [sys.executable, "-m", "planner.cli"]
 # Runs the command after it and prints its peak resident memory (KiB) as the last line of stderr.
 MEASURED = [
     sys.executable,
     "-c",
     "import resource, subprocess, sys; code = subprocess.run(sys.argv[1:]).returncode; "
     "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, file=sys.stderr); raise SystemExit(code)",
-]
-PLANNER_OPT = [
-    sys.executable,
-    "-c",
-    "from planner.adapters.ttlang.opt_main import main; raise SystemExit(main())",
 ]
 
 

@@ -19,6 +19,7 @@ import pytest
 
 from planner.adapters.ttlang.tool.opt_main import main as opt_main
 from planner.errors import RequestError
+from tests.support.commands import PLANNER_OPT
 from tests.support.paths import ROOT
 
 EXAMPLES = ROOT / "examples"
@@ -26,11 +27,6 @@ CONFLICT = EXAMPLES / "ttlang" / "unpack_conflict.mlir"
 PLANNED = EXAMPLES / "ttlang" / "fpu_sfpu_mix.mlir"
 PYPTO = EXAMPLES / "pypto" / "nz_matmul_spmd.py"
 PASS = "ttl-set-compute-kernel-config"
-PLANNER_OPT = [
-    sys.executable,
-    "-c",
-    "from planner.adapters.ttlang.opt_main import main; raise SystemExit(main())",
-]
 
 
 RunCli = Callable[..., tuple[int, str, str]]

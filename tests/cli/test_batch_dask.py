@@ -28,11 +28,11 @@ from planner.cli.batch import collect_inputs, plan_file
 from planner.cli.batch_tasks import FileResult
 from planner.limits import Limits
 from tests.support.batch_corpus import write_corpus
+from tests.support.commands import PLANNER
 
 distributed = pytest.importorskip("distributed")
 
 DASK = str(Path(sys.executable).with_name("dask"))
-PLANNER = [sys.executable, "-m", "planner.cli"]
 BATCH_SECONDS = 300  # a batch that runs longer has hung
 START_SECONDS = 120  # for the scheduler and both workers to be up on a loaded machine
 

@@ -6,14 +6,13 @@ from __future__ import annotations
 
 import io
 import subprocess
-import sys
 import tokenize
 from pathlib import Path
 
+from tests.support.commands import PLANNER
 from tests.support.paths import ROOT
 
 EXAMPLES = ROOT / "examples"
-PLANNER = [sys.executable, "-m", "planner.cli"]
 PROGRAM = (EXAMPLES / "pypto" / "nz_matmul_spmd.py").read_text(encoding="utf-8")
 SUGGESTED = (EXAMPLES / "pypto" / "suggest_weights.py").read_text(encoding="utf-8")
 DECLARATION = "# -*- coding: latin-1 -*-\n"

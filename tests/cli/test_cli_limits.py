@@ -8,23 +8,17 @@ from __future__ import annotations
 
 import math
 import subprocess
-import sys
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from planner.cli.parser import build_parser
+from tests.support.commands import PLANNER, PLANNER_OPT
 from tests.support.paths import ROOT
 
 EXAMPLES = ROOT / "examples"
 TTLANG = EXAMPLES / "ttlang" / "f32_unpack.mlir"
-PLANNER = [sys.executable, "-m", "planner.cli"]
-PLANNER_OPT = [
-    sys.executable,
-    "-c",
-    "from planner.adapters.ttlang.opt_main import main; raise SystemExit(main())",
-]
 INF = math.inf
 
 # option: (the command reading it, low, high, whole numbers only, values outside [low, high] for unlimited)

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.support.commands import PLANNER, PLANNER_OPT
 from tests.support.paths import ROOT
 
 EXAMPLES = ROOT / "examples"
@@ -19,12 +19,6 @@ SUGGEST = EXAMPLES / "pypto" / "suggest_weights.py"
 TTLANG = EXAMPLES / "ttlang" / "fpu_sfpu_mix.mlir"
 CONFLICT = EXAMPLES / "ttlang" / "unpack_conflict.mlir"
 REQUEST = EXAMPLES / "json" / "layout-plan.json"
-PLANNER = [sys.executable, "-m", "planner.cli"]
-PLANNER_OPT = [
-    sys.executable,
-    "-c",
-    "from planner.adapters.ttlang.opt_main import main; raise SystemExit(main())",
-]
 EXIT_READER_LEFT = 141  # 128 + SIGPIPE, as a shell reports `yes | head -c 1`
 
 # Each command that prints to standard output, as a user would type it.

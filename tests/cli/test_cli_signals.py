@@ -8,7 +8,6 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -16,15 +15,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.commands import PLANNER, PLANNER_OPT
 from tests.support.paths import ROOT
 
 EXAMPLES = ROOT / "examples"
-PLANNER = [sys.executable, "-m", "planner.cli"]
-PLANNER_OPT = [
-    sys.executable,
-    "-c",
-    "from planner.adapters.ttlang.opt_main import main; raise SystemExit(main())",
-]
 STOPPED_WITHIN = 2.0  # seconds
 
 
