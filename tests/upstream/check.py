@@ -86,6 +86,11 @@ def ours(text: str, *, debuginfo: bool) -> str | None:
         return None
 
 
+def _why(upstream: dict[str, str], otherwise: str) -> str:
+    """Why a chunk did not round-trip: upstream's own refusal of our print, else `otherwise`."""
+    return f"upstream does not read ours: {upstream['error'][:160]}" if "error" in upstream else otherwise
+
+
 def main(python: str) -> int:
     found = pieces()
     read = upstream(python, [piece.text for piece in found])
@@ -114,20 +119,16 @@ def main(python: str) -> int:
         tally[piece.corpus, "round trip"] += same
         tally[piece.corpus, "round trip, debug info"] += same_debug
         if not same:
-            why = "we do not read it" if printed[index] is None else "upstream reads ours differently"
-            why = (
-                f"upstream does not read ours: {back[index]['error'][:160]}"
-                if "error" in back[index]
-                else why
+            why = _why(
+                back[index],
+                "we do not read it" if printed[index] is None else "upstream reads ours differently",
             )
             failures.append(f"  {piece.name}: {why}")
             plain_failures += 1
         elif not same_debug:
-            why = "we do not read upstream's print" if printed_debug[index] is None else "differs"
-            why = (
-                f"upstream does not read ours: {back_debug[index]['error'][:160]}"
-                if "error" in back_debug[index]
-                else why
+            why = _why(
+                back_debug[index],
+                "we do not read upstream's print" if printed_debug[index] is None else "differs",
             )
             failures.append(f"  {piece.name} (debug info): {why}")
     for corpus in CORPORA:
