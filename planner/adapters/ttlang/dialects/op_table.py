@@ -7,7 +7,8 @@ the xDSL op from it, so the dialect is a table rather than a class per op. The s
 - operands and results: `name`, `name?` (optional), `name*` (variadic), each optionally
   `name:index` / `:i1` / `:i32` when the format leaves the type unwritten;
 - properties: `name:kind`, `name?:kind` (optional); kinds `any`, `i64`, `f32`, `str`,
-  `dense` (a dense i64 array written `[1, 2]`), `unit`, `bool`;
+  `dense` (a dense i64 array written `[1, 2]`), `unit`, `bool`, `symbol` (a symbol name written
+  `@f`), `symref` (a reference to one), `fntype` (a function type);
 - regions: names; `body_trait` says whether the single region ends with a terminator.
 
 Where upstream prints a TTL type or attribute without its prefix (`<[1, 1], T, 2>` for a
@@ -27,10 +28,13 @@ from xdsl.dialects.builtin import (
     BoolAttr,
     DenseArrayBase,
     FloatAttr,
+    FunctionType,
     IndexType,
     IntegerAttr,
     IntegerType,
     StringAttr,
+    SymbolNameConstraint,
+    SymbolRefAttr,
     UnitAttr,
     f32,
     i64,
@@ -93,6 +97,9 @@ _PROP_KINDS: dict[str, Any] = {
     "dense": DenseArrayBase.constr(i64),
     "unit": UnitAttr,
     "bool": BoolAttr,
+    "symbol": SymbolNameConstraint(),
+    "symref": SymbolRefAttr,
+    "fntype": FunctionType,
 }
 
 
@@ -224,6 +231,7 @@ _STRIPPED_ATTRS = {
     "DeviceRef": "ttl.device_ref",
     "DeviceDomain": "ttl.device_domain",
     "DeviceRange": "ttl.device_range",
+    "DfbReconfiguration": "ttl.dfb_reconfiguration",
 }
 _CUSTOM = re.compile(r"custom<(\w+)>")
 

@@ -43,8 +43,16 @@ from planner.adapters.ttlang.base.balanced import (
 )
 from planner.targets.tenstorrent import TT_DTYPES
 
-DATA_TYPES = tuple(sorted(TT_DTYPES))
-"""The tile data types the kernel-config relations know, spelled as the tile type prints them."""
+TTCORE_DATA_TYPES = (
+    "f32", "f16", "bf16", "bfp_f8", "bfp_bf8", "bfp_f4", "bfp_bf4", "bfp_f2", "bfp_bf2", "u32", "u16", "u8",
+    "si32",
+)  # fmt: skip
+"""TTCore's `DataType` enum as a tile type spells it (tt-mlir `TTCoreOpsEnums.td`)."""
+
+DATA_TYPES = tuple(sorted({*TTCORE_DATA_TYPES, *TT_DTYPES}))
+"""Every data type a tile reads with: TTCore's, and the block-float names the kernel-config relations
+know (`bfp8_b`, ...). A tile of a type the relations do not know reads and prints back; a kernel using
+it is refused by the resolver (`request.unknown_dtype`), never planned."""
 
 
 @irdl_attr_definition

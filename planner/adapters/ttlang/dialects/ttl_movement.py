@@ -1,4 +1,5 @@
-"""TTL data movement, pipes, raw element access, DST control and kernel queries, as `OpSpec` records.
+"""TTL data movement, pipes, raw element access, DST control, kernel queries and dispatch, as
+`OpSpec` records.
 
 Syntax is upstream's `TTLOps.td` (docs/design/kernel-config.md section 10 names the commit).
 None of these ops reads or writes a tile in DST, so they have no execution semantics: the
@@ -149,6 +150,17 @@ MOVEMENT_SPECS = (
         ("arg_operands*", "template_dfb_operands*", "dependency_dfb_operands*"),
         ("result?",),
         ("callee:str", "template_args?", "dfb_effects?"),
+    ),
+    OpSpec(
+        "dispatch.target",
+        "$sym_name `:` $function_type attr-dict",
+        props=("sym_name:symbol", "function_type:fntype"),
+    ),
+    OpSpec(
+        "dispatch.invoke",
+        "$callee `(` ($args^ `:` type($args))? `)` attr-dict",
+        ("args*",),
+        props=("callee:symref",),
     ),
     OpSpec("signpost", "$name attr-dict", props=("name:str",)),
     OpSpec("dprint", "$fmt `(` $argv `)` attr-dict `:` `(` type($argv) `)`", ("argv*",), props=("fmt:str",)),

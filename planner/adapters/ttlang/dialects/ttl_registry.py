@@ -18,7 +18,7 @@ from threading import Lock
 from xdsl.ir import Attribute, Dialect
 from xdsl.irdl import IRDLOperation
 
-from planner.adapters.ttlang.dialects import ttl_movement, ttl_tensor
+from planner.adapters.ttlang.dialects import ttl_movement, ttl_tensor, ttl_unmodelled
 from planner.adapters.ttlang.dialects.op_table import OpSpec, define
 from planner.adapters.ttlang.dialects.ttl_attrs import (
     CBType,
@@ -55,20 +55,29 @@ _WRITTEN_TILE_OPS: tuple[type[IRDLOperation], ...] = (
 )  # fmt: skip
 
 
-def _from_specs(specs: Iterable[OpSpec], module: str) -> dict[str, _Definer]:
+def _from_specs(
+    specs: Iterable[OpSpec], module: str, base: type[IRDLOperation] = IRDLOperation
+) -> dict[str, _Definer]:
     """Definers of the ops of `specs`, each op class placed in the module (by name) holding its record."""
-    return {f"ttl.{spec.mnemonic}": partial(define, spec, module) for spec in specs}
+    return {f"ttl.{spec.mnemonic}": partial(define, spec, module, base) for spec in specs}
 
 
 _FAMILIES: dict[str, _Definer] = {
     **{f"ttl.{name}": partial(family_op, name, UnaryTileOp) for name in UNARY_MNEMONICS},
     **{f"ttl.{name}": partial(family_op, name, BinaryTileOp) for name in BINARY_MNEMONICS},
 }
-_RECORDS = _from_specs(ttl_tensor.TENSOR_SPECS, ttl_tensor.__name__) | _from_specs(
-    ttl_movement.MOVEMENT_SPECS, ttl_movement.__name__
+_RECORDS = (
+    _from_specs(ttl_tensor.TENSOR_SPECS, ttl_tensor.__name__)
+    | _from_specs(ttl_movement.MOVEMENT_SPECS, ttl_movement.__name__)
+    | _from_specs(ttl_unmodelled.UNMODELLED_SPECS, ttl_unmodelled.__name__, ttl_unmodelled.UnmodelledOp)
 )
+_TOPK = {
+    f"ttl.{name}": partial(ttl_unmodelled.topk_op, name, *keywords)
+    for name, keywords in ttl_unmodelled.TOPK_KEYWORDS.items()
+}
+_RECORDS |= _TOPK
 _DEFINERS = _FAMILIES | _RECORDS
-_STRUCTURE = {op.name: op for op in STRUCTURE_OPS}
+_STRUCTURE = {op.name: op for op in (*STRUCTURE_OPS, ttl_unmodelled.KernelOp)}
 _WRITTEN = {op.name: op for op in _WRITTEN_TILE_OPS}
 TTL_OP_NAMES = (*_STRUCTURE, *_FAMILIES, *_WRITTEN, *_RECORDS)
 """Every TTL op, in the dialect's order."""

@@ -157,9 +157,9 @@ class ComputeOp(IRDLOperation):
     @classmethod
     def parse(cls, parser: Parser) -> ComputeOp:
         """`ins(%a : T) outs(%b : T) {attrs} {^bb0(...): ...} -> T`; either list may be empty."""
-        ins = _parse_keyword_operands(parser, "ins")
-        outs = _parse_keyword_operands(parser, "outs")
-        attributes = {} if _region_follows(parser) else parser.parse_optional_attr_dict()
+        ins = parse_keyword_operands(parser, "ins")
+        outs = parse_keyword_operands(parser, "outs")
+        attributes = {} if region_follows(parser) else parser.parse_optional_attr_dict()
         body = parser.parse_region()
         result_types: list[Attribute] = []
         if parser.parse_optional_punctuation("->") is not None:
@@ -173,8 +173,8 @@ class ComputeOp(IRDLOperation):
         )
 
     def print(self, printer: Printer) -> None:
-        _print_keyword_operands(printer, "ins", self.ins)
-        _print_keyword_operands(printer, "outs", self.outs)
+        print_keyword_operands(printer, "ins", self.ins)
+        print_keyword_operands(printer, "outs", self.outs)
         printer.print_op_attributes(self.attributes)
         printer.print_string(" ")
         printer.print_region(self.body)
@@ -194,13 +194,13 @@ def _parse_types(parser: Parser) -> list[Attribute]:
     return types
 
 
-def _region_follows(parser: Parser) -> bool:
+def region_follows(parser: Parser) -> bool:
     """`{` opening a body (a block label or an op result next), not an attribute dictionary."""
     opening, first = peek_tokens(parser, 2)
     return opening.text == "{" and first.kind in (MLIRTokenKind.CARET_IDENT, MLIRTokenKind.PERCENT_IDENT)
 
 
-def _parse_keyword_operands(parser: Parser, keyword: str) -> list[SSAValue]:
+def parse_keyword_operands(parser: Parser, keyword: str) -> list[SSAValue]:
     """`keyword(%a, %b : T, U)`, or none as upstream prints it, `keyword( : )`, or `keyword()`."""
     parser.parse_keyword(keyword)
     parser.parse_punctuation("(")
@@ -216,7 +216,7 @@ def _parse_keyword_operands(parser: Parser, keyword: str) -> list[SSAValue]:
     return list(parser.resolve_operands(unresolved, types, parser.pos))
 
 
-def _print_keyword_operands(printer: Printer, keyword: str, operands: Sequence[SSAValue]) -> None:
+def print_keyword_operands(printer: Printer, keyword: str, operands: Sequence[SSAValue]) -> None:
     """`keyword(%a : T)`, and `keyword()` for none: the spelling TT-Lang 1.1.1's parser reads (newer
     printers write `keyword( : )`, which the reader takes too)."""
     printer.print_string(f" {keyword}(")
@@ -258,9 +258,9 @@ class AccumulationScopeOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser) -> AccumulationScopeOp:
-        outs = _parse_keyword_operands(parser, "outs")
-        inits = _parse_keyword_operands(parser, "inits") if _keyword_follows(parser, "inits") else []
-        attributes = {} if _region_follows(parser) else parser.parse_optional_attr_dict()
+        outs = parse_keyword_operands(parser, "outs")
+        inits = parse_keyword_operands(parser, "inits") if _keyword_follows(parser, "inits") else []
+        attributes = {} if region_follows(parser) else parser.parse_optional_attr_dict()
         body = parser.parse_region()
         parser.parse_keyword("initial_modes")
         parser.parse_punctuation("(")
@@ -278,9 +278,9 @@ class AccumulationScopeOp(IRDLOperation):
         )
 
     def print(self, printer: Printer) -> None:
-        _print_keyword_operands(printer, "outs", self.outs)
+        print_keyword_operands(printer, "outs", self.outs)
         if self.inits:
-            _print_keyword_operands(printer, "inits", self.inits)
+            print_keyword_operands(printer, "inits", self.inits)
         printer.print_op_attributes(self.attributes)
         printer.print_string(" ")
         printer.print_region(self.body)

@@ -53,6 +53,7 @@ TENSOR_SPECS = (
         ("value:f32",),
     ),
     OpSpec("store", "$tensor `,` $view attr-dict `:` type($tensor) `,` type($view)", ("tensor", "view")),
+    OpSpec("tensor_store", "$tensor `,` $cb attr-dict `:` type($tensor) `,` type($cb)", ("tensor", "cb")),
     OpSpec("compute_pipeline", _STAGED + " $body", ("inputs*",), ("outputs*",), regions=("body",)),
     OpSpec(
         "compute_stage",

@@ -20,7 +20,7 @@ from xdsl.ir import Attribute, Block, BlockArgument, Operation, OpResult, SSAVal
 
 from planner.adapters.outcome import AdapterInputError
 from planner.adapters.ttlang.base.codes import ATTRIBUTE_INVALID, REQUEST_REJECTED, UNKNOWN_TILE_OP
-from planner.adapters.ttlang.dialects.foreign import ForeignCallOp
+from planner.adapters.ttlang.dialects.foreign import ForeignOp
 from planner.adapters.ttlang.dialects.raw_body import RawBodyAttr
 from planner.adapters.ttlang.dialects.ttcore_dialect import TileType
 from planner.adapters.ttlang.dialects.ttl_attrs import CBType, ReduceDimAttr, TileExecutionStrategyAttr
@@ -32,6 +32,7 @@ from planner.adapters.ttlang.dialects.ttl_dialect import (
 )
 from planner.adapters.ttlang.dialects.ttl_structure import AttachCBOp, BindCBOp, ComputeOp
 from planner.adapters.ttlang.dialects.ttl_unknown import UnknownTtlOp
+from planner.adapters.ttlang.dialects.ttl_unmodelled import UnmodelledOp
 from planner.adapters.ttlang.reading.source import ParsedChunk
 from planner.kernelcfg.protocol import (
     DfbOperand,
@@ -48,9 +49,9 @@ STRATEGY_ATTR = "ttl.tile_execution_strategy"
 EXTRACT, EXTRACT_SLICE = "tensor.extract", "tensor.extract_slice"
 """Matched by name, so reading a kernel without a tensor op never imports xDSL's tensor dialect."""
 
-KernelIROp = TileOp | UnknownTtlOp
-"""The ops a request lists: the TTL tile ops, and undefined `ttl.*` ops handling tiles so the resolver
-refuses them."""
+KernelIROp = TileOp | UnknownTtlOp | UnmodelledOp
+"""The ops a request lists: the TTL tile ops, and, so that the resolver refuses them, undefined `ttl.*`
+ops handling tiles and the defined ops without semantics that change a kernel's needs."""
 
 
 @dataclass(frozen=True)
@@ -285,9 +286,11 @@ class _FunctionCollector:
     def collect(self) -> CollectedKernel:
         ops: list[KernelOp] = []
         for op in self.function.walk():
-            if isinstance(op, UnregisteredOp | ForeignCallOp):
+            if isinstance(op, UnregisteredOp | ForeignOp):
                 _refuse_foreign_tiles(op, self.parsed)
             if isinstance(op, UnknownTtlOp) and not _handles_tiles(op):
+                continue
+            if isinstance(op, UnmodelledOp) and not op.refused():
                 continue
             if isinstance(op, KernelIROp):
                 self.id_of[op] = self.op_id(op, len(ops))
@@ -303,7 +306,7 @@ def _handles_tiles(op: Operation) -> bool:
     return any(isinstance(value.type, TileType) for value in (*op.operands, *op.results))
 
 
-def _refuse_foreign_tiles(op: UnregisteredOp | ForeignCallOp, parsed: ParsedChunk) -> None:
+def _refuse_foreign_tiles(op: UnregisteredOp | ForeignOp, parsed: ParsedChunk) -> None:
     """Another dialect's op is ignored unless it handles tiles: then its requirements are unknown
     and planning around it would be unsound."""
     values = (*op.operands, *op.results)
