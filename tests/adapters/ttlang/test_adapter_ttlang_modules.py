@@ -180,7 +180,7 @@ def test_upstream_syntax_variants_read(written: str, reads_as: str) -> None:
     [
         ("  d2m.wait %c0 : index\n", "custom syntax of 'd2m.wait' is not known to this adapter"),
         ("  ttl.some_future_op %c0 : index\n", "custom syntax of 'ttl.some_future_op' is not known"),
-        ("  ttkernel.noc_barrier\n  return\n", "custom syntax of 'ttkernel.noc_barrier' is not known"),
+        ("  ttkernel.noc_barrier %c0 : index\n", "custom syntax of 'ttkernel.noc_barrier' is not known"),
         ('  emitc.verbatim "a"\n  "x.y"() : () -> ()\n  emitc.include\n  "b.h"\n', "'emitc.include' is not"),
     ],
 )

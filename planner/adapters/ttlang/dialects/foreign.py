@@ -12,7 +12,7 @@ in it. The call form allows:
 - leading string literals, as in `emitc.call_opaque "f"(%x)`;
 - trailing keyword clauses after the arguments, `posted true` or `num_tiles = 3 dtype = <bf16>`;
 - the `: (...) -> (...)` part left out when there is nothing to type, only result types after
-  a bare literal (`emitc.literal "x" : i32`), or nothing at all after the name
+  a bare literal (`emitc.literal "x" : i32`), or, for TTKernel, nothing at all after the name
   (`ttkernel.experimental_source_scalar_release`).
 
 The few TTKernel ops whose format is one operand and its type, `ttkernel.get_dfb_id %cb : <...>`
@@ -180,6 +180,15 @@ def _parse_trailing(parser: Parser) -> list[Attribute]:
     return clauses
 
 
+def _bare(name: str, parser: Parser) -> bool:
+    """A TTKernel op written with nothing after its name (its format only `attr-dict`): the line
+    ends there, or an attribute dictionary follows."""
+    if not name.startswith("ttkernel."):
+        return False
+    after = peek_tokens(parser, 1)[0]
+    return after.text == "{" or (not _on_the_same_line(parser) and after.kind != MLIRTokenKind.STRING_LIT)
+
+
 def _parse_call(name: str, parser: Parser) -> Operation:
     leading: list[Attribute] = []
     while _on_the_same_line(parser) and (text := parser.parse_optional_str_literal()) is not None:
@@ -203,10 +212,10 @@ def _parse_call(name: str, parser: Parser) -> Operation:
                 if parser.parse_optional_punctuation(",") is None:
                     break
             parser.parse_punctuation(")")
-    elif not leading and _on_the_same_line(parser) and peek_tokens(parser, 1)[0].text not in ("{", "}"):
-        parser.raise_error(generic_form_hint(name))
-    elif not leading:
+    elif not leading and _bare(name, parser):
         properties[_BARE] = UnitAttr()
+    elif not leading:
+        parser.raise_error(generic_form_hint(name))
     if trailing := _parse_trailing(parser):
         properties[_TRAILING] = ArrayAttr(trailing)
     attributes = parser.parse_optional_attr_dict()

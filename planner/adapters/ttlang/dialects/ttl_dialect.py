@@ -311,7 +311,11 @@ class TileFillOp(TileOp):
 
 @irdl_op_definition
 class CopyTileOp(TileOp):
-    """Copies a dataflow-buffer tile into DST; yields the DST token and the resident tile."""
+    """Copies a dataflow-buffer tile into DST; yields the DST token and the resident tile.
+
+    Read as `ttl.copy_tile %src[%i] into dst[%d] : T -> !ttl.dst, T`, and in the older spelling
+    `ttl.copy_tile %src, %i, %d : T, index, index -> !ttl.dst, T` (the same operands: the source
+    index, then the DST slot); printed in the first."""
 
     name = "ttl.copy_tile"
     src = operand_def()
@@ -319,19 +323,112 @@ class CopyTileOp(TileOp):
     dst = operand_def(IndexType)
     token = result_def(DstType)
     result = result_def()
-    assembly_format = _into_dst("$src `[` $src_indices `]`", "type($src) `->` type($token) `,` type($result)")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> CopyTileOp:
+        source = parser.parse_unresolved_operand()
+        older = parser.parse_optional_punctuation(",") is not None
+        if older:
+            indices = [parser.parse_unresolved_operand()]
+            parser.parse_punctuation(",")
+            slot = parser.parse_unresolved_operand()
+        else:
+            indices = parser.parse_comma_separated_list(
+                parser.Delimiter.SQUARE, parser.parse_unresolved_operand
+            )
+            parser.parse_keyword("into")
+            slot = parse_dst_slot(parser)
+        attributes = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        types_at = parser.pos
+        source_type = parser.parse_type()
+        if older:
+            for _ in range(2):
+                parser.parse_punctuation(",")
+                parser.parse_type()
+        parser.parse_punctuation("->")
+        result_types = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type)
+        operands = [
+            parser.resolve_operand(source, source_type),
+            *parser.resolve_operands(indices, [IndexType()] * len(indices), types_at),
+            parser.resolve_operand(slot, IndexType()),
+        ]
+        return cls.create(operands=operands, result_types=result_types, attributes=attributes)
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.src)
+        printer.print_string("[")
+        printer.print_list(self.src_indices, printer.print_operand)
+        printer.print_string("] into dst[")
+        printer.print_operand(self.dst)
+        printer.print_string("]")
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.src.type)
+        printer.print_string(" -> ")
+        printer.print_list(self.result_types, printer.print_attribute)
 
 
 @irdl_op_definition
 class TileStoreOp(TileOp):
+    """Stores a DST tile into a view: `ttl.tile_store %t, %view[%i, %j] from dst[%d] : T, V`, and the
+    older spellings without the slot (`%view[%i, %j]`) or without indices either (`%view`)."""
+
     name = "ttl.tile_store"
     tile = operand_def()
     view = operand_def()
     indices = var_operand_def(IndexType)
-    dst = operand_def(IndexType)
-    assembly_format = (
-        "$tile `,` $view `[` $indices `]` `from` `dst` `[` $dst `]` attr-dict `:` type($tile) `,` type($view)"
-    )
+    dst = opt_operand_def(IndexType)
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> TileStoreOp:
+        tile = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        view = parser.parse_unresolved_operand()
+        indexed = peek_tokens(parser, 1)[0].text == "["
+        indices = (
+            parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_unresolved_operand)
+            if indexed
+            else []
+        )
+        slot = parse_dst_slot(parser) if parser.parse_optional_keyword("from") is not None else None
+        attributes = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        types_at = parser.pos
+        tile_type = parser.parse_type()
+        parser.parse_punctuation(",")
+        view_type = parser.parse_type()
+        operands = [
+            parser.resolve_operand(tile, tile_type),
+            parser.resolve_operand(view, view_type),
+            *parser.resolve_operands(indices, [IndexType()] * len(indices), types_at),
+            *([parser.resolve_operand(slot, IndexType())] if slot is not None else []),
+        ]
+        segments = DenseArrayBase.from_list(i32, [1, 1, len(indices), int(slot is not None)])
+        return cls.create(
+            operands=operands, attributes=attributes, properties={"operandSegmentSizes": segments}
+        )
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.tile)
+        printer.print_string(", ")
+        printer.print_operand(self.view)
+        if self.indices or self.dst is not None:
+            printer.print_string("[")
+            printer.print_list(self.indices, printer.print_operand)
+            printer.print_string("]")
+        if self.dst is not None:
+            printer.print_string(" from dst[")
+            printer.print_operand(self.dst)
+            printer.print_string("]")
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.tile.type)
+        printer.print_string(", ")
+        printer.print_attribute(self.view.type)
 
 
 @irdl_op_definition

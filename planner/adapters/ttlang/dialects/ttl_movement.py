@@ -16,7 +16,8 @@ _PIPE_EXTENT = (
     "`src` `(` $srcX `,` $srcY `)` `dst` `(` $dstStartX `,` $dstStartY `)` `to` `(` $dstEndX `,` $dstEndY `)`"
 )
 _SELECT_PIPE = (
-    "`record` `(` $recordIndex (`,` $sourceRecordIndex^ `,` $destinationRecordIndex)? `)` "
+    "(`net` $pipeNetId^)? `record` `(` $recordIndex "
+    "(`,` $sourceRecordIndex^ `,` $destinationRecordIndex)? `)` "
     f"{_PIPE_EXTENT} "
     "`num_dests` `(` $numDests `)` `src_in_dst` `(` $srcInDstRange `)` "
     "`devices` `(` $sourceDeviceIndex `,` $destinationDeviceIndex `)` attr-dict `:` type($pipe)"
@@ -107,8 +108,8 @@ MOVEMENT_SPECS = (
     OpSpec("pipenet_foreach_src", "attr-dict-with-keyword $body", regions=("body",), no_terminator=True),
     OpSpec("pipenet_foreach_dst", "attr-dict-with-keyword $body", regions=("body",), no_terminator=True),
     OpSpec("pipenet_scope", "attr-dict-with-keyword $body", regions=("body",), no_terminator=True),
-    OpSpec("select_pipe_src", _SELECT_PIPE, _SELECT_OPERANDS, ("pipe",)),
-    OpSpec("select_pipe_dst", _SELECT_PIPE, _SELECT_OPERANDS, ("pipe",)),
+    OpSpec("select_pipe_src", _SELECT_PIPE, _SELECT_OPERANDS, ("pipe",), ("pipeNetId?:i64",)),
+    OpSpec("select_pipe_dst", _SELECT_PIPE, _SELECT_OPERANDS, ("pipe",), ("pipeNetId?:i64",)),
     *(
         OpSpec(f"selected_pipe_{name}", "$pipe attr-dict `:` type($pipe)", ("pipe",), results)
         for name, results in (
@@ -145,11 +146,11 @@ MOVEMENT_SPECS = (
         "$callee (`template_args` $template_args^)? "
         "(`template_dfbs` `(` $template_dfb_operands^ `:` type($template_dfb_operands) `)`)? "
         "(`dfb_dependencies` `(` $dependency_dfb_operands^ `:` type($dependency_dfb_operands) `)`)? "
-        "(`dfb_effects` $dfb_effects^)? `(` $arg_operands `)` attr-dict `:` "
+        "(`dfb_effects` $dfb_effects^)? (`dfb_accesses` $dfb_accesses^)? `(` $arg_operands `)` attr-dict `:` "
         "functional-type($arg_operands, $result)",
         ("arg_operands*", "template_dfb_operands*", "dependency_dfb_operands*"),
         ("result?",),
-        ("callee:str", "template_args?", "dfb_effects?"),
+        ("callee:str", "template_args?", "dfb_effects?", "dfb_accesses?"),
     ),
     OpSpec(
         "dispatch.target",

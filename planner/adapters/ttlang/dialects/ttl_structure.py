@@ -20,6 +20,7 @@ from xdsl.irdl import (
     IRDLOperation,
     irdl_op_definition,
     operand_def,
+    opt_operand_def,
     opt_prop_def,
     opt_result_def,
     prop_def,
@@ -108,23 +109,30 @@ def _print_cb_type(printer: Printer, cb_type: Attribute) -> None:
 
 class CBProtocolOp(IRDLOperation):
     """`%v = ttl.cb_wait %cb : <[1, 1], T, 2> -> tensor<...>` or `ttl.cb_pop %cb : <[1, 1], T, 2>`:
-    a buffer protocol step, with a tensor view for reserve and wait; the buffer type may be stripped."""
+    a buffer protocol step, with a tensor view for reserve and wait; the buffer type may be stripped.
+    The older spelling gives a block count after the buffer, `ttl.cb_wait %cb, %n : ...` (`%n` an i32)."""
 
     cb = operand_def(CBType)
+    count = opt_operand_def(i32)
     view = opt_result_def()
 
     @classmethod
     def parse(cls, parser: Parser) -> CBProtocolOp:
         unresolved = parser.parse_unresolved_operand()
+        count = parser.parse_unresolved_operand() if parser.parse_optional_punctuation(",") else None
         attributes = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
         cb = parser.resolve_operand(unresolved, _parse_cb_type(parser))
+        operands = [cb, *([parser.resolve_operand(count, i32)] if count is not None else [])]
         view_types = [parser.parse_type()] if parser.parse_optional_punctuation("->") is not None else []
-        return cls.create(operands=[cb], result_types=view_types, attributes=attributes)
+        return cls.create(operands=operands, result_types=view_types, attributes=attributes)
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
         printer.print_operand(self.cb)
+        if self.count is not None:
+            printer.print_string(", ")
+            printer.print_operand(self.count)
         printer.print_op_attributes(self.attributes)
         printer.print_string(" : ")
         _print_cb_type(printer, self.cb.type)
