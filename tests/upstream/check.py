@@ -1,18 +1,20 @@
 """`make upstream`: does upstream's parser read back what `planner-opt` prints, as the same IR?
 
-Every chunk of our examples and lit inputs, and of the upstream TT-Lang test inputs kept in
-`tests/upstream/corpus/` (and, when present, the larger local sample in `.upstream-cache/`),
-is read by upstream's parser (the `tt-lang` wheel, run by `upstream_side.py` in its own
-CPython 3.12 virtualenv). Of the chunks upstream reads, we read each, print it as `planner-opt`
-does, and upstream reads our print back: it holds when upstream's generic print of ours equals
-its generic print of the input. The same with debug info: we read upstream's debug-info print
-of the chunk (locations inline), print it with `--mlir-print-debuginfo`, and upstream's generic
-print with locations must be the one it makes of its own debug-info print (which already lacks
-the locations of the terminators it leaves implicit). Chunks upstream does not read (its 1.1.1
-release predates parts of the dialect) are not counted. Prints the figures and the chunks that
-fail; exits 1 when a counted chunk does not read back to the same IR. The debug-info figure is
-reported only: a terminator either printer leaves implicit gets its location from where the
-reader meets its op, so its location cannot survive a print in another layout.
+Every chunk of our examples, lit inputs and the inputs in `tests/upstream/corpus/` (ours, written
+in the syntax upstream's tools print), and of the sample of upstream's TT-Lang test tree kept
+locally, when present, in `.upstream-cache/` at its upstream paths, is read by upstream's parser
+(the `tt-lang` wheel, run by `upstream_side.py` in its own CPython 3.12 virtualenv). Of the
+chunks upstream reads, we read each, print it as `planner-opt` does, and upstream reads our print
+back: it holds when upstream's generic print of ours equals its generic print of the input. The
+same with debug info: we read upstream's debug-info print of the chunk (locations inline), print
+it with `--mlir-print-debuginfo`, and upstream's generic print with locations must be the one it
+makes of its own debug-info print (which already lacks the locations of the terminators it leaves
+implicit). Chunks upstream does not read (its 1.1.1 release predates parts of the dialect) are not
+counted. Prints, per corpus, the chunks we read and the round-trip figures, then the chunks we do
+not read (with our first error) and the chunks that fail; exits 1 when a counted chunk does not
+read back to the same IR. The debug-info figure is reported only: a terminator either printer
+leaves implicit gets its location from where the reader meets its op, so its location cannot
+survive a print in another layout.
 
     python tests/upstream/check.py UPSTREAM_PYTHON
 """
@@ -37,8 +39,8 @@ from planner.adapters.ttlang.writing.mlir_printer import canonical_text  # noqa:
 
 SIDE = Path(__file__).resolve().parent / "upstream_side.py"
 CORPORA = {
-    "ours": [ROOT / "examples", ROOT / "tests" / "lit"],
-    "upstream": [ROOT / "tests" / "upstream" / "corpus", ROOT / ".upstream-cache"],
+    "ours": [ROOT / "examples", ROOT / "tests" / "lit", ROOT / "tests" / "upstream" / "corpus"],
+    "upstream": [ROOT / ".upstream-cache"],
 }
 
 
