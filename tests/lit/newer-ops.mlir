@@ -110,3 +110,16 @@ func.func @older_spellings(%cb: !ttl.cb<[1, 1], !ttcore.tile<32x32, f32>, 2>, %v
   ttl.cb_pop %cb, %n : <[1, 1], !ttcore.tile<32x32, f32>, 2>
   return
 }
+
+// -----
+
+// CHECK-LABEL: ttl.dfb.network @pairs {
+// CHECK-NEXT: ttl.dfb.fork @copies 3 : index -> [4, 5] storage = <shared>
+// CHECK-NEXT: ttl.dfb.merge @joined [4 : index, 5 : index] policy = <round_robin>
+// CHECK-NEXT: ttl.dfb.split @halves @joined -> [6, 7] policy = <contiguous>
+// CHECK-NEXT: }
+ttl.dfb.network @pairs {
+  ttl.dfb.fork @copies 3 : index -> [4, 5] storage = <shared>
+  ttl.dfb.merge @joined [4 : index, 5 : index] policy = <round_robin>
+  ttl.dfb.split @halves @joined -> [6, 7] policy = <contiguous>
+}

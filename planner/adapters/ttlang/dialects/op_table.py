@@ -232,6 +232,8 @@ _STRIPPED_ATTRS = {
     "DeviceDomain": "ttl.device_domain",
     "DeviceRange": "ttl.device_range",
     "DfbReconfiguration": "ttl.dfb_reconfiguration",
+    "DfbStorage": "ttl.dfb_storage",
+    "DfbPolicy": "ttl.dfb_policy",
 }
 _CUSTOM = re.compile(r"custom<(\w+)>")
 

@@ -1,5 +1,5 @@
-"""TTL data movement, pipes, raw element access, DST control, kernel queries and dispatch, as
-`OpSpec` records.
+"""TTL data movement, pipes, dataflow-buffer networks, raw element access, DST control, kernel
+queries and dispatch, as `OpSpec` records.
 
 Syntax is upstream's `TTLOps.td` (docs/design/kernel-config.md section 10 names the commit).
 None of these ops reads or writes a tile in DST, so they have no execution semantics: the
@@ -162,6 +162,28 @@ MOVEMENT_SPECS = (
         "$callee `(` ($args^ `:` type($args))? `)` attr-dict",
         ("args*",),
         props=("callee:symref",),
+    ),
+    OpSpec(
+        "dfb.network",
+        "$sym_name attr-dict-with-keyword $body",
+        props=("sym_name:symbol",),
+        regions=("body",),
+        no_terminator=True,
+    ),
+    OpSpec(
+        "dfb.fork",
+        "$sym_name $source `->` $outputs `storage` `=` custom<DfbStorage>($storage) attr-dict",
+        props=("sym_name:symbol", "source", "outputs:dense", "storage"),
+    ),
+    OpSpec(
+        "dfb.split",
+        "$sym_name $source `->` $outputs `policy` `=` custom<DfbPolicy>($policy) attr-dict",
+        props=("sym_name:symbol", "source", "outputs:dense", "policy"),
+    ),
+    OpSpec(
+        "dfb.merge",
+        "$sym_name $inputs `policy` `=` custom<DfbPolicy>($policy) attr-dict",
+        props=("sym_name:symbol", "inputs", "policy"),
     ),
     OpSpec("signpost", "$name attr-dict", props=("name:str",)),
     OpSpec("dprint", "$fmt `(` $argv `)` attr-dict `:` `(` type($argv) `)`", ("argv*",), props=("fmt:str",)),
