@@ -123,3 +123,12 @@ ttl.dfb.network @pairs {
   ttl.dfb.merge @joined [4 : index, 5 : index] policy = <round_robin>
   ttl.dfb.split @halves @joined -> [6, 7] policy = <contiguous>
 }
+
+// -----
+
+// CHECK-LABEL: func.func @no_arguments
+// CHECK: %{{.*}} = ttkernel.my_logical_x_ : () -> index
+func.func @no_arguments() -> index {
+  %x = ttkernel.my_logical_x_ : () -> index
+  return %x : index
+}

@@ -12,8 +12,9 @@ in it. The call form allows:
 - leading string literals, as in `emitc.call_opaque "f"(%x)`;
 - trailing keyword clauses after the arguments, `posted true` or `num_tiles = 3 dtype = <bf16>`;
 - the `: (...) -> (...)` part left out when there is nothing to type, only result types after
-  a bare literal (`emitc.literal "x" : i32`), or, for TTKernel, nothing at all after the name
-  (`ttkernel.experimental_source_scalar_release`).
+  a bare literal (`emitc.literal "x" : i32`), or, for TTKernel, no arguments at all, only the
+  results' types if any (`ttkernel.experimental_source_scalar_release`,
+  `ttkernel.my_logical_x_ : () -> index`).
 
 The few TTKernel ops whose format is one operand and its type, `ttkernel.get_dfb_id %cb : <...>`
 and `ttkernel.cast_to_l1_addr %a : i32 to !ttkernel.l1_addr`, are read and printed in it
@@ -82,6 +83,9 @@ class ForeignCallOp(ForeignOp):
     def print(self, printer: Printer) -> None:
         if _BARE in self.properties:
             printer.print_op_attributes(self.attributes)
+            if self.results:
+                printer.print_string(" : ")
+                printer.print_attribute(FunctionType.from_lists([], self.result_types))
             return
         leading = self.properties.get(_LEADING)
         for literal in leading.data if isinstance(leading, ArrayAttr) else ():
@@ -181,12 +185,15 @@ def _parse_trailing(parser: Parser) -> list[Attribute]:
 
 
 def _bare(name: str, parser: Parser) -> bool:
-    """A TTKernel op written with nothing after its name (its format only `attr-dict`): the line
-    ends there, or an attribute dictionary follows."""
+    """A TTKernel op written without arguments (its format `attr-dict` and perhaps its results'
+    types, `ttkernel.my_logical_x_ : () -> index`): the line ends there, or an attribute dictionary
+    or the type follows."""
     if not name.startswith("ttkernel."):
         return False
     after = peek_tokens(parser, 1)[0]
-    return after.text == "{" or (not _on_the_same_line(parser) and after.kind != MLIRTokenKind.STRING_LIT)
+    return after.text in ("{", ":") or (
+        not _on_the_same_line(parser) and after.kind != MLIRTokenKind.STRING_LIT
+    )
 
 
 def _parse_call(name: str, parser: Parser) -> Operation:
@@ -222,7 +229,15 @@ def _parse_call(name: str, parser: Parser) -> Operation:
     operand_types: list[Attribute] = []
     result_types: list[Attribute] = []
     if _BARE in properties:
-        return foreign_op(name).create(properties=properties, attributes=attributes)
+        if parser.parse_optional_punctuation(":") is not None:
+            types_at = parser.pos
+            function = parser.parse_function_type()
+            if function.inputs.data:
+                parser.raise_error("an op written without arguments takes no operand types", types_at)
+            result_types = list(function.outputs.data)
+        return foreign_op(name).create(
+            result_types=result_types, properties=properties, attributes=attributes
+        )
     if parser.parse_optional_punctuation(":") is not None:
         if unresolved or peek_tokens(parser, 1)[0].text == "(":
             function = parser.parse_function_type()
