@@ -3,8 +3,8 @@
 An op the resolver has no semantics for that changes a kernel's needs (the TopK tile ops,
 `ttl.dfb_reconfiguration`, a `ttl.kernel` holding ops) refuses its function at the op, never a
 silent plan; the older spellings of `copy_tile`, `tile_store` and the buffer protocol give the
-request the current spelling gives; a tile of a TTCore data type the relations do not know reads,
-and a kernel using it is a typed refusal.
+request the current spelling gives; TTCore's `bfp_bf*` tiles plan as TT-Metal's `bfp*_b`; a tile of
+a TTCore data type the relations do not know reads, and a kernel using it is a typed refusal.
 """
 
 from __future__ import annotations
@@ -85,8 +85,20 @@ def test_the_older_copy_tile_and_tile_store_give_the_current_request() -> None:
 
 
 def test_a_tile_type_the_relations_do_not_know_reads_and_its_kernel_is_refused() -> None:
-    text = kernel("").replace("f32>", "bfp_bf4>")
+    text = kernel("").replace("f32>", "bfp_f4>")
     with pytest.raises(AdapterInputError) as caught:
         plan_text(text)
     assert caught.value.code == "adapter.request_rejected"
-    assert "unknown element type 'bfp_bf4'" in caught.value.message
+    assert "unknown element type 'bfp_f4'" in caught.value.message
+
+
+@pytest.mark.parametrize(
+    ("ttcore", "relations"), [("bfp_bf8", "bfp8_b"), ("bfp_bf4", "bfp4_b"), ("bfp_bf2", "bfp2_b")]
+)
+def test_a_ttcore_bfloat_block_float_plans_as_its_tt_metal_format(ttcore: str, relations: str) -> None:
+    spelled_by_ttcore = kernel("").replace("f32>", f"{ttcore}>")
+    spelled_by_relations = kernel("").replace("f32>", f"{relations}>")
+    assert build_requests(spelled_by_ttcore) == build_requests(spelled_by_relations)
+    planned = plan_text(spelled_by_ttcore)
+    assert planned.ok
+    assert planned.text.replace(ttcore, relations) == plan_text(spelled_by_relations).text

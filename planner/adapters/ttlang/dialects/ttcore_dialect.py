@@ -54,6 +54,16 @@ DATA_TYPES = tuple(sorted({*TTCORE_DATA_TYPES, *TT_DTYPES}))
 know (`bfp8_b`, ...). A tile of a type the relations do not know reads and prints back; a kernel using
 it is refused by the resolver (`request.unknown_dtype`), never planned."""
 
+RELATION_DATA_TYPES = {"bfp_bf8": "bfp8_b", "bfp_bf4": "bfp4_b", "bfp_bf2": "bfp2_b"}
+"""TTCore's block-float spellings with a bfloat16 exponent, under the names the kernel-config relations
+know them by: tt-mlir lowers `BFP_BFloat8` / `BFP_BFloat4` to TT-Metal's `BFLOAT8_B` / `BFLOAT4_B`. The
+`bfp_f*` formats (a float16 exponent) have no relation entry and stay unknown."""
+
+
+def relation_data_type(data_type: str) -> str:
+    """The name the kernel-config relations give a tile's data type; the type's own name otherwise."""
+    return RELATION_DATA_TYPES.get(data_type, data_type)
+
 
 @irdl_attr_definition
 class TileType(ParametrizedAttribute, TypeAttribute):

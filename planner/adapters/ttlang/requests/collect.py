@@ -22,7 +22,7 @@ from planner.adapters.outcome import AdapterInputError
 from planner.adapters.ttlang.base.codes import ATTRIBUTE_INVALID, REQUEST_REJECTED, UNKNOWN_TILE_OP
 from planner.adapters.ttlang.dialects.foreign import ForeignOp
 from planner.adapters.ttlang.dialects.raw_body import RawBodyAttr
-from planner.adapters.ttlang.dialects.ttcore_dialect import TileType
+from planner.adapters.ttlang.dialects.ttcore_dialect import TileType, relation_data_type
 from planner.adapters.ttlang.dialects.ttl_attrs import CBType, ReduceDimAttr, TileExecutionStrategyAttr
 from planner.adapters.ttlang.dialects.ttl_dialect import (
     TileBcastOp,
@@ -77,10 +77,11 @@ class CollectedKernel:
 
 
 def tile_data_type(type_: Attribute) -> str | None:
-    """The TTCore element type of a tile or a tensor of tiles; None for anything else (section 3, step 1)."""
+    """The element type of a tile or a tensor of tiles, as the kernel-config relations name it; None for
+    anything else (section 3, step 1)."""
     if isinstance(type_, TensorType):
         type_ = type_.element_type
-    return type_.data_type.data if isinstance(type_, TileType) else None
+    return relation_data_type(type_.data_type.data) if isinstance(type_, TileType) else None
 
 
 @cache
