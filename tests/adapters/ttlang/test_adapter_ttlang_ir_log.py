@@ -51,7 +51,7 @@ def test_the_upstream_log_plans_each_function_from_its_own_config_section() -> N
     assert [entry["function"] for entry in outcome.report["functions"]] == ["add", "exp_and_bcast"]
     first = outcome.diagnostics[0].split("\n")
     assert first[0].startswith("kernel.py:9:11: error: 'ttl.tile_bcast' op dataflow buffer 1")
-    assert first[1] == "kernel_passes.log:73:3: note: the op in the IR"
+    assert first[1] == "kernel_passes.log:73:8: note: the op in the IR"
     assert outcome.diagnostics[-2:] == [
         f"kernel_passes.log:{line}:1: note: planned the IR dumped under "
         f"'// -----// IR Dump Before {CONFIG} //----- //' (line {line} of the log;"
@@ -142,11 +142,11 @@ def test_section_on_a_file_that_is_not_a_log_is_refused() -> None:
 def test_explain_conflict_reports_the_log_at_the_kernel_line() -> None:
     lines = conflicts.render(conflicts.explain_ir("kernel_passes.log", LOG)).split("\n")
     assert lines[0].startswith("kernel.py:9:11: error: [kcfg.dfb_unpack_conflict]")
-    assert lines[1] == "kernel_passes.log:73:3: note: the op in the IR"
+    assert lines[1] == "kernel_passes.log:73:8: note: the op in the IR"
     assert lines[2].startswith("kernel.py:12:10: note: op '2', operand 0:")
     assert lines[3:5] == [
         "kernel.py:8:9: note: called from",
-        "kernel_passes.log:72:3: note: the op in the IR",
+        "kernel_passes.log:72:8: note: the op in the IR",
     ]
 
 

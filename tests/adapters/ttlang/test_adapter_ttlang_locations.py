@@ -4,8 +4,9 @@ diagnostics at the source position they name.
 The property test writes locations into every module of the examples, in random forms and
 placements (inline, aliases defined at the end, at the top, in any order), and checks the
 planning against the same module without locations: the same answers and diagnostics, each
-reported at the file position written for its op. The oracle is the writer's own record of
-which position it put on which line; it does not read locations with the adapter's code.
+reported at the file position written for its op, and, in the IR file, at the op's name, where
+MLIR's parser locates an op. The oracle is the writer's own record of which position it put on
+which line and where each op's name starts; it does not read locations with the adapter's code.
 """
 
 from __future__ import annotations
@@ -204,7 +205,7 @@ class Written:
 
 
 _OP_LINE = re.compile(
-    r'^(\s*)((?:%[\w.$-]+(?::\d+)?(?:, %[\w.$-]+(?::\d+)?)* = )?(?:"?[a-z_]\w*\.[\w.]+"?|return)\b(?! =).*)$'
+    r'^(\s*)(((?:%[\w.$-]+(?::\d+)?(?:, %[\w.$-]+(?::\d+)?)* = )?)(?:"?[a-z_]\w*\.[\w.]+"?|return)\b(?! =).*)$'
 )
 FILES = ("kernel.py", "helpers/tile ops.py")
 
@@ -294,6 +295,15 @@ def _answers(report: dict[str, Any]) -> list[Any]:
     return [(entry["function"], entry["response"]) for entry in report["functions"]]
 
 
+def _name_columns(text: str) -> dict[int, int]:
+    """Per line holding an op, the column of its name (after its results): where MLIR locates it."""
+    columns: dict[int, int] = {}
+    for index, line in enumerate(text.split("\n")):
+        if (match := _OP_LINE.match(line)) is not None:
+            columns[index + 1] = len(match.group(1)) + len(match.group(3)) + 1
+    return columns
+
+
 def _said(diagnostics: list[str]) -> list[str]:
     """Each diagnostic's severity and text, wherever it points."""
     return [
@@ -308,6 +318,10 @@ def test_locations_move_diagnostics_to_the_written_positions_and_change_nothing_
     plain, text, reported = located
     expected = plan_text(plain, filename="input.mlir")
     found = plan_text(text, filename="input.mlir")
+    columns = _name_columns(plain)
+    for entry in expected.diagnostics:  # in the IR file, each at its op's name
+        line, column = (int(part) for part in entry.split(":")[1:3])
+        assert column == columns.get(line, column)
     assert found.ok == expected.ok
     assert _answers(found.report) == _answers(expected.report)
     assert _said(found.diagnostics) == _said(expected.diagnostics)

@@ -1,7 +1,8 @@
 """MLIR-style diagnostics at the parsed source locations (docs/design/kernel-config.md section 8).
 
 `file:line:col: error: 'ttl.tile_bcast' op <message>` followed by `file:line:col: note: ...`;
-an op's position in the IR file is its first token. Where the op's location names a file
+an op's position in the IR file is its name, where MLIR's parser locates it (`ttl.foo` of
+`%0 = ttl.foo`, the quoted name of a generic op). Where the op's location names a file
 position (`loc("kernel.py":42:14)`, TT-Lang's debug locations), the diagnostic is reported
 there, as `mlir-opt` does, each caller of a call site follows as a `called from` note, and the
 op's position in the IR file follows as a last note. The IR position stays the diagnostic's
@@ -32,8 +33,8 @@ class Located:
     op: Operation | None
 
     def line_col(self) -> tuple[int, int]:
-        site = self.parsed.sites.get(self.op) if self.op is not None else None
-        return self.parsed.line_col(site.start if site is not None else 0)
+        """The op's name in the IR file, where MLIR locates an op (the chunk's start: no op)."""
+        return self.parsed.op_line_col(self.op) if self.op is not None else self.parsed.line_col(0)
 
     def source(self) -> SourcePlace | None:
         """The file position the op's location names, if it names one."""

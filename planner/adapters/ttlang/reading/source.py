@@ -75,10 +75,11 @@ class ParsedChunk:
         return self.sites.get(op, _NOWHERE)
 
     def op_line_col(self, op: Operation) -> tuple[int, int]:
-        return self.line_col(self.site(op).start)
+        """Where MLIR locates the op: its name (`ttl.foo` of `%0 = ttl.foo`)."""
+        return self.line_col(self.site(op).name_start)
 
 
-_NOWHERE = OpSite(0, (), None)
+_NOWHERE = OpSite(0, (), None, 0)
 
 
 def split_chunks(text: str) -> tuple[list[Chunk], list[str]]:
