@@ -103,7 +103,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
     try:
         adapter = args.adapter or detect_adapter(filename, text)
         context = resolve_context(args, filename, text) if adapter == "pypto" else None
-        options = adapter_options(args.option, args.section)
+        options = adapter_options(args.option, args.section, args.target_arch)
         outcome = plan_with(adapter, text, filename=filename, options=options, context=context)
     except AdapterInputError as exc:
         if args.json:
@@ -141,7 +141,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
     if is_json_request(args.file, text):
         found = conflicts.Explained(args.file, (answer_request_file(text.encode("utf-8"), limits(args)),))
     else:
-        options = adapter_options([], args.section)
+        options = adapter_options([], args.section, args.target_arch)
         found = conflicts.explain_ir(args.file, text, options, context=resolve_context(args, args.file, text))
     if args.graph:
         from planner.explain import graph
@@ -158,7 +158,7 @@ def cmd_explain_plan(args: argparse.Namespace) -> int:
     from planner.explain.remarks import explain_source
 
     explained = explain_source(
-        args.file, read_text(args), limits(args), adapter_options(args.option, args.section)
+        args.file, read_text(args), limits(args), adapter_options(args.option, args.section, args.target_arch)
     )
     if args.json:
         print_json(explained.document)
@@ -180,6 +180,7 @@ def cmd_batch(args: argparse.Namespace) -> int:
         limits=limits(args),
         progress=progress,
         module_paths=tuple(args.path),
+        target_arch=args.target_arch,
     )
     lines = "".join(batch.result_line(result) + "\n" for result in results)
     if args.output:

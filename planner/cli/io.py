@@ -161,10 +161,14 @@ def bad_params(message: str) -> RequestError:
     return RequestError(request_codes.INVALID_PARAMS, message)
 
 
-def adapter_options(pairs: list[str], section: str | None = None) -> dict[str, str]:
+def adapter_options(
+    pairs: list[str], section: str | None = None, target_arch: str | None = None
+) -> dict[str, str]:
     """`--option KEY=VALUE` pairs as the adapter's options, with `--section` (the dump of an
-    IR-printing log to plan) when given."""
+    IR-printing log to plan) and `--target-arch` (the TT-Lang target) when given."""
     options = {} if section is None else {"section": section}
+    if target_arch is not None:
+        options["target-arch"] = target_arch
     for pair in pairs:
         key, sep, value = pair.partition("=")
         if not sep or not key:

@@ -165,7 +165,9 @@ def test_planner_opt_runs_on_the_chosen_section(tmp_path: Path, capsys: pytest.C
     assert captured.err == (
         f"{log}:10:1: note: planned the IR dumped under '{header}' (line 10 of the log; it holds functions "
         "alone and no earlier dump shows their module, so the module's attributes (its target) are not "
-        "known: print the log with --mlir-print-ir-module-scope)\n"
+        "known: a function is planned only where its plan is the same under every target (wormhole_b0, "
+        "blackhole, none), unless --target-arch names the target; print the log with "
+        "--mlir-print-ir-module-scope to show them)\n"
     )
     assert opt_main([str(log), "-p", "ttl-set-compute-kernel-config", "--section", "canonicalize"]) == 0
     assert "func.func @f" in capsys.readouterr().out

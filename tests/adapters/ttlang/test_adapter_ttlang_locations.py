@@ -204,9 +204,8 @@ class Written:
         return () if self.shown is None else (self.shown, *(self.callers or ()))
 
 
-_OP_LINE = re.compile(
-    r'^(\s*)(((?:%[\w.$-]+(?::\d+)?(?:, %[\w.$-]+(?::\d+)?)* = )?)(?:"?[a-z_]\w*\.[\w.]+"?|return)\b(?! =).*)$'
-)
+_RESULTS = r"(?:%[\w.$-]+(?::\d+)?(?:, %[\w.$-]+(?::\d+)?)* = )?"
+_OP_LINE = re.compile(rf'^(\s*)(({_RESULTS})(?:"?[a-z_]\w*\.[\w.]+"?|return)\b(?! =).*)$')
 FILES = ("kernel.py", "helpers/tile ops.py")
 
 

@@ -61,11 +61,15 @@ class Chunk:
 
 @dataclass
 class ParsedChunk:
-    """A chunk's module and where its ops were written (none for IR built elsewhere)."""
+    """A chunk's module and where its ops were written (none for IR built elsewhere).
+
+    `module_known` is False for a log's dump of functions alone whose module the log never
+    shows: its attributes, the target among them, are unknown, not absent."""
 
     chunk: Chunk
     module: ModuleOp
     sites: dict[Operation, OpSite] = field(default_factory=dict)
+    module_known: bool = True
 
     def line_col(self, offset: int) -> tuple[int, int]:
         return self.chunk.line_col(offset)
