@@ -12,8 +12,10 @@ which line and where each op's name starts; it does not read locations with the 
 from __future__ import annotations
 
 import io
+import json
 import re
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 from unittest import mock
 
@@ -37,6 +39,8 @@ from planner.adapters.ttlang.reading import source
 from planner.adapters.ttlang.reading.fast_reader import read_common_forms
 from planner.adapters.ttlang.reading.locations import CALL_STACK_LIMIT, source_place
 from planner.adapters.ttlang.reading.source import Chunk, parse_chunk, split_chunks
+from planner.adapters.ttlang.tool.opt_main import main as opt_main
+from planner.cli import main
 from tests.support.paths import ROOT
 
 EXAMPLES = ROOT / "examples" / "ttlang"
@@ -356,3 +360,80 @@ def test_a_deep_shared_call_site_reports_at_most_mlirs_call_stack_limit_and_in_l
     place = source_place(constant.location)
     assert place is not None and str(place.position) == "k.py:1:1"
     assert len(place.called_from) == CALL_STACK_LIMIT == 10
+
+
+# -- input errors at an op: reported at its source position too --------------------------------
+
+FOREIGN_TILE_OP = (
+    "func.func @f() {\n"
+    '  %m = "d2m.tile_source"() : () -> !ttcore.tile<32x32, f32> loc(LOCATION)\n'
+    "  return\n"
+    "}\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("location", "source", "callers"),
+    [
+        ('"kernel.py":7:3', "kernel.py:7:3", ()),
+        ('callsite("kernel.py":7:3 at "main.py":2:1)', "kernel.py:7:3", ("main.py:2:1",)),
+        ("unknown", None, ()),
+    ],
+)
+def test_an_input_error_at_an_op_carries_the_source_position_its_location_names(
+    location: str, source: str | None, callers: tuple[str, ...]
+) -> None:
+    with pytest.raises(AdapterInputError) as caught:
+        plan_text(FOREIGN_TILE_OP.replace("LOCATION", location), filename="k.mlir")
+    error = caught.value
+    assert (error.code, error.line, error.column) == ("adapter.unknown_tile_op", 2, 8)
+    if source is None:
+        assert error.source is None
+    else:
+        assert error.source is not None
+        assert (error.source.position, error.source.called_from) == (source, callers)
+
+
+def test_a_dominance_error_is_reported_at_the_use_s_source_position() -> None:
+    text = (
+        "func.func @f() {\n"
+        '  %a = arith.addi %b, %b : index loc("kernel.py":4:9)\n'
+        "  %b = arith.constant 0 : index\n"
+        "  return\n"
+        "}\n"
+    )
+    with pytest.raises(AdapterInputError) as caught:
+        plan_text(text, filename="k.mlir")
+    assert caught.value.code == "adapter.invalid_ir"
+    assert caught.value.source is not None and caught.value.source.position == "kernel.py:4:9"
+
+
+def test_every_face_reports_an_input_error_at_its_source_position(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "k.mlir"
+    path.write_text(FOREIGN_TILE_OP.replace("LOCATION", 'callsite("kernel.py":7:3 at "main.py":2:1)'))
+    said = (
+        "'d2m.tile_source' op reads or produces tiles but is not a TTL tile op, so its kernel-config "
+        "requirements are unknown; express it with ttl tile ops"
+    )
+    reported = [
+        f"kernel.py:7:3: error: [adapter.unknown_tile_op] {said}",
+        "main.py:2:1: note: called from",
+        f"{path}:2:8: note: the op in the IR",
+    ]
+    for command in ("plan", "explain", "explain-conflict"):
+        assert main([command, str(path)]) == 2
+        assert capsys.readouterr().err.splitlines() == reported
+    assert main(["plan", str(path), "--json"]) == 2
+    (located,) = json.loads(capsys.readouterr().out)["error"]["details"]["errors"]
+    assert (located["line"], located["column"], located["source_location"], located["called_from"]) == (
+        2,
+        8,
+        "kernel.py:7:3",
+        ["main.py:2:1"],
+    )
+    assert opt_main([str(path), "-p", "ttl-set-compute-kernel-config"]) == 1
+    assert capsys.readouterr().err.splitlines() == [
+        line.replace("[adapter.unknown_tile_op] ", "") for line in reported
+    ]

@@ -17,12 +17,11 @@ from typing import Literal
 
 from xdsl.ir import Operation
 
-from planner.adapters.ttlang.reading.locations import SourcePlace, source_place
+from planner.adapters.outcome import SourcePlace
+from planner.adapters.ttlang.reading.locations import source_place
 from planner.adapters.ttlang.reading.source import ParsedChunk
 
 Severity = Literal["error", "warning", "note", "remark"]
-IR_NOTE = "the op in the IR"
-CALLED_FROM = "called from"
 
 
 @dataclass(frozen=True)
@@ -64,10 +63,7 @@ class Diagnostic:
         in_ir = f"{filename}:{self.line}:{self.column}"
         if self.source is None:
             return f"{in_ir}: {self.severity}: {self.message}"
-        lines = [f"{self.source.position}: {self.severity}: {self.message}"]
-        lines += [f"{caller}: note: {CALLED_FROM}" for caller in self.source.called_from]
-        lines.append(f"{in_ir}: note: {IR_NOTE}")
-        return "\n".join(lines)
+        return self.source.render(self.severity, self.message, in_ir)
 
     def to_json(self, filename: str) -> dict[str, object]:
         """Both positions: `location` in the IR file, `source_location` (and callers) when known."""
@@ -77,8 +73,8 @@ class Diagnostic:
             "location": f"{filename}:{self.line}:{self.column}",
         }
         if self.source is not None:
-            found["source_location"] = str(self.source.position)
-            found["called_from"] = [str(caller) for caller in self.source.called_from]
+            found["source_location"] = self.source.position
+            found["called_from"] = list(self.source.called_from)
         return found
 
 

@@ -12,7 +12,6 @@ from dataclasses import dataclass
 
 from xdsl.dialects.func import FuncOp
 
-from planner.adapters.outcome import AdapterInputError
 from planner.adapters.ttlang.base.codes import REQUEST_REJECTED
 from planner.adapters.ttlang.reading.diagnostics import Diagnostic, Located, diagnostic
 from planner.adapters.ttlang.reading.source import ParsedChunk
@@ -116,10 +115,8 @@ def answer(kernel: FunctionKernel, resolver: Resolver) -> AnsweredKernel:
             return AnsweredKernel(kernel, answer_under_every_target(kernel.request, resolver))
         return AnsweredKernel(kernel, resolver(kernel.request))
     except RequestError as error:
-        line, column = kernel.parsed.op_line_col(kernel.function)
-        raise AdapterInputError(
-            REQUEST_REJECTED, f"function @{kernel.request.function}: {error.message}", line, column
-        ) from None
+        message = f"function @{kernel.request.function}: {error.message}"
+        raise kernel.parsed.error_at(kernel.function, REQUEST_REJECTED, message) from None
 
 
 def _located(kernel: FunctionKernel, where: str, op_id: str | None) -> Located:

@@ -73,9 +73,10 @@ def with_given_target(
         return request
     if own == NO_TARGET.name:
         return under(request, given)
-    line, column = parsed.op_line_col(module) if module is not None else (None, None)
     message = f"--{TARGET_OPTION} {given} contradicts the module's own target, {own}"
-    raise AdapterInputError(TARGET_MISMATCH, message, line, column)
+    if module is None:
+        raise AdapterInputError(TARGET_MISMATCH, message)
+    raise parsed.error_at(module, TARGET_MISMATCH, message)
 
 
 def _plan_decisions(plan: KernelConfigPlan) -> dict[str, str]:

@@ -26,6 +26,7 @@ import os
 import re
 import sys
 from collections.abc import Sequence
+from dataclasses import replace
 from functools import cache
 
 from xdsl.universe import Universe
@@ -173,7 +174,7 @@ class PlannerOptMain(xDSLOptMain):
         except AdapterInputError as error:
             found = input_error_diagnostic(error)
             return (
-                [Diagnostic(found.severity, found.line, found.column, f"[{error.code}] {found.message}")],
+                [replace(found, message=f"[{error.code}] {found.message}")],
                 None,
                 True,
             )

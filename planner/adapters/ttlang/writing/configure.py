@@ -68,7 +68,7 @@ def _write_plan(answered: AnsweredKernel) -> None:
 
 def input_error_diagnostic(error: AdapterInputError) -> Diagnostic:
     """An adapter input error as an error diagnostic at its position (the chunk's start if it has none)."""
-    return Diagnostic("error", error.line or 1, error.column or 1, error.message)
+    return Diagnostic("error", error.line or 1, error.column or 1, error.message, error.source)
 
 
 def configure_module(
