@@ -40,6 +40,7 @@ from planner.adapters.ttlang.reading.fast_reader import read_common_forms
 from planner.adapters.ttlang.reading.locations import CALL_STACK_LIMIT, source_place
 from planner.adapters.ttlang.reading.source import Chunk, parse_chunk, split_chunks
 from planner.adapters.ttlang.tool.opt_main import main as opt_main
+from planner.adapters.ttlang.writing.mlir_printer import canonical_text
 from planner.cli import main
 from tests.support.paths import ROOT
 
@@ -437,3 +438,26 @@ def test_every_face_reports_an_input_error_at_its_source_position(
     assert capsys.readouterr().err.splitlines() == [
         line.replace("[adapter.unknown_tile_op] ", "") for line in reported
     ]
+
+
+AFFINE_FOR = (
+    "func.func @f(%n: index) {\n"
+    '  affine.for %i loc("kernel.py":3:5) = 0 to 4 {\n'
+    '    %c = arith.addi %i, %n : index loc("kernel.py":4:7)\n'
+    '  } loc("kernel.py":2:1)\n'
+    "  scf.for %j = %n to %n step %n {\n"
+    "  }\n"
+    "  return\n"
+    "}\n"
+)
+
+
+def test_the_induction_variable_of_affine_for_reads_its_inline_location_and_prints_it_back() -> None:
+    loop = _op(AFFINE_FOR, "affine.for")
+    assert loop.body.block.args[0].location == _at("kernel.py", 3, 5)
+    assert loop.location == _at("kernel.py", 2, 1)
+    printed = canonical_text(_module(AFFINE_FOR), debuginfo=True)
+    assert '    affine.for %i loc("kernel.py":3:5) = 0 to 4 {\n' in printed
+    assert "    scf.for %j = %n to %n step %n {\n" in printed  # MLIR prints its variable bare
+    assert canonical_text(_module(printed), debuginfo=True) == printed
+    assert "loc(" not in canonical_text(_module(AFFINE_FOR))

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Literal, TypeVar, overload
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import DictionaryAttr, LocationAttr, UnitAttr
@@ -102,6 +102,16 @@ def _without_line_comments(text: str) -> str:
     return "\n".join(kept).rstrip()
 
 
+@dataclass
+class _LocatedArgument(Parser.UnresolvedArgument):
+    """A block argument written without its type but with its location, which it keeps once typed."""
+
+    location: LocationAttr
+
+    def resolve(self, type: Attribute) -> Parser.Argument:
+        return Parser.Argument(self.name, type, self.location)
+
+
 class SiteRecordingParser(Parser):
     """xDSL's MLIR parser, recording an `OpSite` for every op it builds, reading every MLIR
     location form (`locations`), the chunk's location aliases known before it starts."""
@@ -130,6 +140,28 @@ class SiteRecordingParser(Parser):
             frame = self._frames.pop()
         self.sites[op] = OpSite(frame.start, frame.result_names, frame.attr_dict, frame.name_start)
         return op
+
+    @overload
+    def parse_optional_argument(self, expect_type: Literal[True] = True) -> Parser.Argument | None: ...
+
+    @overload
+    def parse_optional_argument(self, expect_type: Literal[False]) -> Parser.UnresolvedArgument | None: ...
+
+    @overload
+    def parse_optional_argument(
+        self, expect_type: bool = True
+    ) -> Parser.UnresolvedArgument | Parser.Argument | None: ...
+
+    def parse_optional_argument(
+        self, expect_type: bool = True
+    ) -> Parser.UnresolvedArgument | Parser.Argument | None:
+        """As xDSL's, and an argument written without its type may carry its location inline, as
+        MLIR prints `affine.for`'s induction variable (`affine.for %i loc("k.py":3:5) = 0 to 4`)."""
+        argument = super().parse_optional_argument(expect_type)
+        if expect_type or argument is None:
+            return argument
+        location = self.parse_optional_location()
+        return argument if location is None else _LocatedArgument(argument.name, location)
 
     def parse_optional_location(self) -> LocationAttr | None:
         """`loc(...)` in any of MLIR's forms (xDSL reads neither ranges nor fused metadata)."""
