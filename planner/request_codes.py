@@ -94,7 +94,10 @@ def to_request_error(exc: Exception, tool: str = "planner") -> RequestError:
     if isinstance(exc, RequestError):
         return exc
     if isinstance(exc, InputError):
-        where = {"line": exc.line, "column": exc.column} if exc.line is not None else {}
+        where: dict[str, object] = {"line": exc.line, "column": exc.column} if exc.line is not None else {}
+        source = getattr(exc, "source", None)  # an adapter's error at an op its location places
+        if source is not None:
+            where["source_location"] = source.position
         return RequestError(BAD_INPUT, f"[{exc.code}] {excerpt(exc.message)}", {"code": exc.code, **where})
     if isinstance(exc, BudgetExceeded):
         return timed_out()

@@ -51,19 +51,26 @@ def _plan_json(path: str, data: bytes, limits: Limits) -> FileResult:
     return FileResult(path, 1, subject.method, diagnostic_lines(path, subject))
 
 
-def _plan_ir(path: str, text: str, max_bytes: int, module_paths: tuple[str, ...]) -> FileResult:
-    """A `.py` file that imports no PyPTO (a model's `config.py`) is skipped, not an error."""
+def _plan_ir(
+    path: str, text: str, max_bytes: int, module_paths: tuple[str, ...], target_arch: str | None
+) -> FileResult:
+    """A `.py` file that imports no PyPTO (a model's `config.py`) is skipped, not an error.
+    `target_arch` (`--target-arch`) is given to TT-Lang files alone."""
     adapter = detect_adapter(path, text)
     if adapter == "pypto" and path.endswith(".py") and not imports_pypto(text):
         return FileResult(path, 0, SKIPPED)
     context = file_context(path, list(module_paths), {}, max_bytes) if adapter == "pypto" else None
-    outcome = plan_with(adapter, text, filename=path, options={}, context=context)
+    options = {"target-arch": target_arch} if adapter == "ttlang" and target_arch is not None else {}
+    outcome = plan_with(adapter, text, filename=path, options=options, context=context)
     return FileResult(path, 0 if outcome.ok else 1, adapter, list(outcome.diagnostics))
 
 
-def plan_file(path: str, limits: Limits, module_paths: tuple[str, ...] = ()) -> FileResult:
+def plan_file(
+    path: str, limits: Limits, module_paths: tuple[str, ...] = (), target_arch: str | None = None
+) -> FileResult:
     """Plan one file within its own deadline; never raises (module level, so worker processes can run it).
-    `module_paths`: the `--path` directories a PyPTO file's imports are also read from.
+    `module_paths`: the `--path` directories a PyPTO file's imports are also read from;
+    `target_arch`: the target of TT-Lang files whose module names none or is not shown.
 
     The work runs on a thread that is abandoned at the deadline (plus the watchdog's grace) if it
     has not answered: a read that blocks (a FIFO with no writer) or a step that never checks the
@@ -71,18 +78,20 @@ def plan_file(path: str, limits: Limits, module_paths: tuple[str, ...] = ()) -> 
     """
     answered: list[FileResult] = []
     work = threading.Thread(
-        target=lambda: answered.append(_plan_file(path, limits, module_paths)), daemon=True
+        target=lambda: answered.append(_plan_file(path, limits, module_paths, target_arch)), daemon=True
     )
     work.start()
     work.join(None if limits.time_budget is None else limits.time_budget + WATCHDOG_GRACE)
     return answered[0] if answered else FileResult(path, 2, error=timed_out().to_json())
 
 
-def _plan_file(path: str, limits: Limits, module_paths: tuple[str, ...]) -> FileResult:
+def _plan_file(
+    path: str, limits: Limits, module_paths: tuple[str, ...], target_arch: str | None
+) -> FileResult:
     try:
         if path.endswith(".json"):
             return _plan_json(path, read_input(path, limits.max_bytes), limits)
-        return _plan_ir(path, read_text(path, limits.max_bytes), limits.max_bytes, module_paths)
+        return _plan_ir(path, read_text(path, limits.max_bytes), limits.max_bytes, module_paths, target_arch)
     except Exception as exc:
         return FileResult(path, 2, error=to_request_error(exc).to_json())
 
@@ -105,6 +114,7 @@ def run(
     limits: Limits,
     progress: bool,
     module_paths: tuple[str, ...] = (),
+    target_arch: str | None = None,
 ) -> list[FileResult]:
     """Plan every path; results sorted by input path whatever order they finished in.
 
@@ -112,7 +122,7 @@ def run(
     """
     from tqdm import tqdm
 
-    plan = partial(plan_file, limits=limits, module_paths=module_paths)
+    plan = partial(plan_file, limits=limits, module_paths=module_paths, target_arch=target_arch)
     if dask is not None:
         from planner.cli.batch_dask import run_on_dask
 

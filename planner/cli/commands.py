@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from planner.cli.io import (
     EXIT_OK,
@@ -23,6 +24,9 @@ from planner.cli.io import (
     write,
 )
 from planner.cli.module_paths import resolve_context
+
+if TYPE_CHECKING:
+    from planner.adapters import AdapterInputError
 
 
 def cmd_call(args: argparse.Namespace) -> int:
@@ -103,12 +107,10 @@ def cmd_plan(args: argparse.Namespace) -> int:
     try:
         adapter = args.adapter or detect_adapter(filename, text)
         context = resolve_context(args, filename, text) if adapter == "pypto" else None
-        options = adapter_options(args.option, args.section)
+        options = adapter_options(args.option, args.section, args.target_arch)
         outcome = plan_with(adapter, text, filename=filename, options=options, context=context)
     except AdapterInputError as exc:
-        if args.json:
-            print_json({"error": input_error_json(exc)})
-        return fail_at(filename, exc)
+        return _input_error(args, exc)
     for line in outcome.diagnostics:
         sys.stderr.write(line + "\n")
     if args.report:
@@ -131,7 +133,15 @@ def cmd_plan(args: argparse.Namespace) -> int:
     return EXIT_OK if outcome.ok else EXIT_REFUSED
 
 
+def _input_error(args: argparse.Namespace, error: AdapterInputError) -> int:
+    """Input an adapter cannot read, at its position (and its source position), as `plan` reports it."""
+    if args.json:
+        print_json({"error": input_error_json(error)})
+    return fail_at(input_name(args), error)
+
+
 def cmd_explain(args: argparse.Namespace) -> int:
+    from planner.adapters import AdapterInputError
     from planner.cli.request_files import answer_request_file
     from planner.explain import conflicts
     from planner.inputs import is_json_request
@@ -141,8 +151,12 @@ def cmd_explain(args: argparse.Namespace) -> int:
     if is_json_request(args.file, text):
         found = conflicts.Explained(args.file, (answer_request_file(text.encode("utf-8"), limits(args)),))
     else:
-        options = adapter_options([], args.section)
-        found = conflicts.explain_ir(args.file, text, options, context=resolve_context(args, args.file, text))
+        options = adapter_options([], args.section, args.target_arch)
+        try:
+            context = resolve_context(args, args.file, text)
+            found = conflicts.explain_ir(args.file, text, options, context=context)
+        except AdapterInputError as exc:
+            return _input_error(args, exc)
     if args.graph:
         from planner.explain import graph
 
@@ -155,11 +169,14 @@ def cmd_explain(args: argparse.Namespace) -> int:
 
 
 def cmd_explain_plan(args: argparse.Namespace) -> int:
+    from planner.adapters import AdapterInputError
     from planner.explain.remarks import explain_source
 
-    explained = explain_source(
-        args.file, read_text(args), limits(args), adapter_options(args.option, args.section)
-    )
+    options = adapter_options(args.option, args.section, args.target_arch)
+    try:
+        explained = explain_source(args.file, read_text(args), limits(args), options)
+    except AdapterInputError as exc:
+        return _input_error(args, exc)
     if args.json:
         print_json(explained.document)
     else:
@@ -180,6 +197,7 @@ def cmd_batch(args: argparse.Namespace) -> int:
         limits=limits(args),
         progress=progress,
         module_paths=tuple(args.path),
+        target_arch=args.target_arch,
     )
     lines = "".join(batch.result_line(result) + "\n" for result in results)
     if args.output:

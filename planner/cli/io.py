@@ -138,20 +138,36 @@ def fail(error: RequestError, as_json: bool) -> int:
 
 
 def fail_at(filename: str, error: AdapterInputError) -> int:
-    """An adapter's input error, compiler style, at the offending position."""
+    """An adapter's input error, compiler style, at the offending position (at the source position
+    an op's location names, with the position in the file as a note, as diagnostics are)."""
     for each in (error, *error.others):
         where = ":".join(str(part) for part in (filename, each.line, each.column) if part is not None)
-        sys.stderr.write(f"{where}: error: [{each.code}] {each.message}\n")
+        said = f"[{each.code}] {each.message}"
+        lines = each.source.render("error", said, where) if each.source else f"{where}: error: {said}"
+        sys.stderr.write(lines + "\n")
     return EXIT_BAD_REQUEST
 
 
 def input_error_json(error: AdapterInputError) -> dict[str, Any]:
     """An adapter's input error as the `{"code", "message", "details"}` of a JSON error document."""
     located = [
-        {"code": each.code, "message": each.message, "line": each.line, "column": each.column}
+        {
+            "code": each.code,
+            "message": each.message,
+            "line": each.line,
+            "column": each.column,
+            **_source_fields(each),
+        }
         for each in (error, *error.others)
     ]
     return {"code": error.code, "message": error.message, "details": {"errors": located}}
+
+
+def _source_fields(error: AdapterInputError) -> dict[str, Any]:
+    """The source position an op's location names and its callers, when it names one."""
+    if error.source is None:
+        return {}
+    return {"source_location": error.source.position, "called_from": list(error.source.called_from)}
 
 
 def bad_params(message: str) -> RequestError:
@@ -161,10 +177,14 @@ def bad_params(message: str) -> RequestError:
     return RequestError(request_codes.INVALID_PARAMS, message)
 
 
-def adapter_options(pairs: list[str], section: str | None = None) -> dict[str, str]:
+def adapter_options(
+    pairs: list[str], section: str | None = None, target_arch: str | None = None
+) -> dict[str, str]:
     """`--option KEY=VALUE` pairs as the adapter's options, with `--section` (the dump of an
-    IR-printing log to plan) when given."""
+    IR-printing log to plan) and `--target-arch` (the TT-Lang target) when given."""
     options = {} if section is None else {"section": section}
+    if target_arch is not None:
+        options["target-arch"] = target_arch
     for pair in pairs:
         key, sep, value = pair.partition("=")
         if not sep or not key:

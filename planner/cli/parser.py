@@ -67,6 +67,20 @@ def _add_limits(parser: argparse.ArgumentParser, with_sizes: bool, per: str = "c
         )
 
 
+def _add_target_arch(parser: argparse.ArgumentParser) -> None:
+    """TT-Lang MLIR: the target where the module names none or the log does not show it."""
+    from planner.targets.tenstorrent import KNOWN_TARGETS
+
+    parser.add_argument(
+        "--target-arch",
+        choices=KNOWN_TARGETS,
+        metavar="NAME",
+        help="TT-Lang: the target to plan for where the module names none or is not in the log (a "
+        "function dumped alone); one that contradicts the module's own is an error: "
+        + ", ".join(KNOWN_TARGETS),
+    )
+
+
 def _plan_arguments(plan: argparse.ArgumentParser) -> None:
     plan.add_argument("file", help="input file, or - for stdin")
     plan.add_argument("-o", "--output", help="write the planned IR here instead of stdout")
@@ -77,6 +91,7 @@ def _plan_arguments(plan: argparse.ArgumentParser) -> None:
     plan.add_argument(
         "--section", metavar="TEXT", help="of an IR-printing log, plan the first dump whose header holds TEXT"
     )
+    _add_target_arch(plan)
     add_module_options(plan)
     plan.epilog = (
         "TT-Lang MLIR is planned in text-preserving mode: only the attribute dictionaries the plan "
@@ -151,6 +166,7 @@ def _explain_conflict_arguments(explain: argparse.ArgumentParser) -> None:
     explain.add_argument(
         "--section", metavar="TEXT", help="of an IR-printing log, plan the first dump whose header holds TEXT"
     )
+    _add_target_arch(explain)
     add_module_options(explain)
     _add_limits(explain, with_sizes=False)
 
@@ -164,6 +180,7 @@ def _explain_arguments(reasons: argparse.ArgumentParser) -> None:
     reasons.add_argument(
         "--section", metavar="TEXT", help="of an IR-printing log, plan the first dump whose header holds TEXT"
     )
+    _add_target_arch(reasons)
     _add_limits(reasons, with_sizes=False)
 
 
@@ -214,6 +231,7 @@ def _batch_arguments(batch: argparse.ArgumentParser) -> None:
     batch.add_argument("--dask", metavar="ADDRESS|local", help="run on dask.distributed (tile-planner[dask])")
     batch.add_argument("-o", "--output", help="write the JSON lines here instead of stdout")
     batch.add_argument("--quiet", action="store_true", help="no progress bar, even on a terminal")
+    _add_target_arch(batch)
     add_module_options(batch, with_bind=False)
     _add_limits(batch, with_sizes=False, per="file")
 

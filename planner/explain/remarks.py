@@ -17,7 +17,9 @@ from dataclasses import dataclass
 from pydantic import ValidationError
 
 from planner import request_codes
+from planner.adapters.ttlang.base.codes import TARGET_UNKNOWN
 from planner.adapters.ttlang.reading.diagnostics import Located, diagnostic
+from planner.adapters.ttlang.requests.kernels import AnsweredKernel, answer, diagnostics_of
 from planner.adapters.ttlang.requests.pass_options import option_policy
 from planner.adapters.ttlang.writing.planning import read_kernels
 from planner.contract import JsonObject, request_error_from_validation
@@ -70,6 +72,11 @@ def precision_remarks(account: PrecisionAccount) -> list[tuple[str, str]]:
 _EXPLAINED = {"explain": True, "report_precision": True}
 
 
+def _explained(request: KernelcfgResolveRequest) -> KernelcfgResolveResponse:
+    """The resolver's answer with the decisions' reasons and the precision account."""
+    return resolve(request.model_copy(update=_EXPLAINED))
+
+
 def _document(function: str | None, response: KernelcfgResolveResponse) -> JsonObject:
     """One function's decisions and precision account, as `planner explain --json` prints them."""
     dumped = response.model_dump(mode="json", include={"explanation", "precision"})
@@ -82,13 +89,39 @@ def _remark(source: str, where: Located, text: str) -> str:
     return diagnostic(where, "remark", text).render(source)
 
 
+def _refused_for_the_reasons(answered: AnsweredKernel) -> bool:
+    """Refused only because the decisions' reasons depend on a target the log does not show: the
+    plan itself may stand (`planner plan`), its explanation does not."""
+    conflict = answered.response.conflict
+    return conflict is not None and conflict.code == TARGET_UNKNOWN
+
+
+def _reasons_refusal(source: str, answered: AnsweredKernel, notes: tuple[str, ...]) -> conflicts.Explained:
+    kernel = answered.kernel
+    assert kernel.request is not None
+    line, column = kernel.parsed.op_line_col(kernel.function)
+    refused = conflicts.Subject(
+        "kernelcfg.resolve",
+        kernel.request.function,
+        kernel.request.model_dump(mode="json"),
+        answered.response.model_dump(mode="json"),
+        refused=True,
+        location=f"{source}:{line}:{column}",
+    )
+    said = tuple(found.render(source) for found in diagnostics_of([answered]))
+    return conflicts.Explained(source, (refused,), said, notes)
+
+
 def _from_mlir(source: str, text: str, options: Mapping[str, str] | None) -> Explained:
     lines: list[str] = []
     documents: list[JsonObject] = []
     read = read_kernels(text, source, options)
     for kernel in read.kernels:
         request = kernel.request
-        response = resolve(request.model_copy(update=_EXPLAINED)) if request is not None else None
+        answered = answer(kernel, _explained) if request is not None else None
+        response = answered.response if answered is not None else None
+        if answered is not None and _refused_for_the_reasons(answered):
+            return _refusal(_reasons_refusal(source, answered, read.notes))
         if request is None or response is None or response.explanation is None or response.precision is None:
             return _refusal(conflicts.explain_ir(source, text, options))
         documents.append(_document(request.function, response))

@@ -280,6 +280,9 @@ TARGETS: dict[str, DescriptorTarget] = {
     "wormhole_b0": DescriptorTarget(WORMHOLE_B0_FACTS),
     "blackhole": DescriptorTarget(BLACKHOLE_FACTS),
 }
+KNOWN_TARGETS: tuple[str, ...] = (*TARGETS, NO_TARGET.name)
+"""Every environment a module's attributes can select: each implemented target, and `none` (no
+target attributes)."""
 
 QUASAR_MESSAGE = (
     "Quasar compute kernels require the Gen2 configuration and launch APIs, "

@@ -14,20 +14,20 @@ from tests.support.paths import ROOT
 EXAMPLES = ROOT / "examples"
 
 TTLANG_CONFLICT = (
-    "ttlang/unpack_conflict.mlir:10:3: error: [kcfg.dfb_unpack_conflict] op 'row', operand 0: "
+    "ttlang/unpack_conflict.mlir:10:10: error: [kcfg.dfb_unpack_conflict] op 'row', operand 0: "
     "'ttl.tile_bcast' op dataflow buffer 1 requires incompatible unpack modes in one kernel\n"
-    "ttlang/unpack_conflict.mlir:9:3: note: op 'e', operand 0: operand 0 establishes the "
+    "ttlang/unpack_conflict.mlir:9:8: note: op 'e', operand 0: operand 0 establishes the "
     "conflicting unpack mode\n"
-    "ttlang/unpack_conflict.mlir:10:3: note: requirement r4: op 'e', operand 0 (DFB 1, f32): "
+    "ttlang/unpack_conflict.mlir:10:10: note: requirement r4: op 'e', operand 0 (DFB 1, f32): "
     "rule dfb_input allows 32:unpack_to_dest [tile_exp e operand 0 reads DFB 1 via Dst]\n"
-    "ttlang/unpack_conflict.mlir:10:3: note: requirement r5: op 'row', operand 0 (DFB 1, f32): "
+    "ttlang/unpack_conflict.mlir:10:10: note: requirement r5: op 'row', operand 0 (DFB 1, f32): "
     "rule dfb_input allows 16:default | 32:default [tile_bcast row operand 0 reads DFB 1 via "
     "DataflowBuffer]\n"
-    "ttlang/unpack_conflict.mlir:10:3: note: minimal conflicting set: {r4, r5}\n"
-    "ttlang/unpack_conflict.mlir:10:3: note: correction (verified): read operand 0 of ttl.tile_exp 'e' "
+    "ttlang/unpack_conflict.mlir:10:10: note: minimal conflicting set: {r4, r5}\n"
+    "ttlang/unpack_conflict.mlir:10:10: note: correction (verified): read operand 0 of ttl.tile_exp 'e' "
     "from its own dataflow buffer: a copy of DFB 1 in new index 0 (the lowest undeclared index within "
     "the conservative 32-DFB-index capacity used when target metadata is absent)\n"
-    "ttlang/unpack_conflict.mlir:10:3: note: correction (verified): read operand 0 of ttl.tile_bcast "
+    "ttlang/unpack_conflict.mlir:10:10: note: correction (verified): read operand 0 of ttl.tile_bcast "
     "'row' from its own dataflow buffer: a copy of DFB 1 in new index 0 (the lowest undeclared index "
     "within the conservative 32-DFB-index capacity used when target metadata is absent)\n"
 )
@@ -191,4 +191,4 @@ def test_adapter_request_in_json_shows_the_adapter_diagnostics(
     request.write_text(json.dumps({"method": "ttlang.plan", "params": {"text": text, "filename": "k.mlir"}}))
     code, out, _ = explain(capsys, str(request))
     assert code == 1
-    assert out.splitlines()[0].startswith("k.mlir:10:3: error: 'ttl.tile_bcast' op dataflow buffer 1")
+    assert out.splitlines()[0].startswith("k.mlir:10:10: error: 'ttl.tile_bcast' op dataflow buffer 1")

@@ -3,9 +3,9 @@
 // RUN: not planner-opt %s -p ttl-set-compute-kernel-config 2>&1 >/dev/null | FileCheck %s
 // CHECK: helpers.py:7:9: error: 'ttl.tile_bcast' op dataflow buffer 1 requires incompatible unpack modes in one kernel
 // CHECK-NEXT: kernel.py:14:11: note: called from
-// CHECK-NEXT: {{.*}}location-aliases.mlir:17:3: note: the op in the IR
+// CHECK-NEXT: {{.*}}location-aliases.mlir:17:10: note: the op in the IR
 // CHECK-NEXT: kernel.py:12:10: note: operand 0 establishes the conflicting unpack mode
-// CHECK-NEXT: {{.*}}location-aliases.mlir:16:3: note: the op in the IR
+// CHECK-NEXT: {{.*}}location-aliases.mlir:16:8: note: the op in the IR
 #callee = loc("helpers.py":7:9)
 func.func @exp_and_bcast(%t: tensor<1x1x!ttcore.tile<32x32, f32>>) {
   %c0 = arith.constant 0 : index

@@ -4,10 +4,10 @@
 // CHECK: helpers.py:7:9: error: 'ttl.tile_bcast' op dataflow buffer 1 requires incompatible unpack modes in one kernel
 // CHECK-NEXT: helpers.py:20:3: note: called from
 // CHECK-NEXT: kernel.py:14:11: note: called from
-// CHECK-NEXT: {{.*}}location-callsite.mlir:18:3: note: the op in the IR
+// CHECK-NEXT: {{.*}}location-callsite.mlir:18:10: note: the op in the IR
 // CHECK-NEXT: helpers.py:3:5: note: operand 0 establishes the conflicting unpack mode
 // CHECK-NEXT: kernel.py:12:10: note: called from
-// CHECK-NEXT: {{.*}}location-callsite.mlir:17:3: note: the op in the IR
+// CHECK-NEXT: {{.*}}location-callsite.mlir:17:8: note: the op in the IR
 func.func @exp_and_bcast(%t: tensor<1x1x!ttcore.tile<32x32, f32>>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index

@@ -4,9 +4,9 @@
 // RUN: not planner-opt %s -p ttl-set-compute-kernel-config 2>&1 >/dev/null | FileCheck %s
 // RUN: planner-opt %s -p ttl-set-compute-kernel-config -verify-diagnostics -o /dev/null
 // CHECK: kernel.py:14:11: error: 'ttl.tile_bcast' op dataflow buffer 1 requires incompatible unpack modes in one kernel
-// CHECK-NEXT: {{.*}}location-file.mlir:19:3: note: the op in the IR
+// CHECK-NEXT: {{.*}}location-file.mlir:19:10: note: the op in the IR
 // CHECK-NEXT: kernel.py:12:10: note: operand 0 establishes the conflicting unpack mode
-// CHECK-NEXT: {{.*}}location-file.mlir:17:3: note: the op in the IR
+// CHECK-NEXT: {{.*}}location-file.mlir:17:8: note: the op in the IR
 func.func @exp_and_bcast(%t: tensor<1x1x!ttcore.tile<32x32, f32>>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index

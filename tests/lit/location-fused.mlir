@@ -1,9 +1,9 @@
 // A fused location reports its first part that has a file position; metadata is read and kept.
 // RUN: not planner-opt %s -p ttl-set-compute-kernel-config 2>&1 >/dev/null | FileCheck %s
 // CHECK: kernel.py:14:11: error: 'ttl.tile_bcast' op dataflow buffer 1 requires incompatible unpack modes in one kernel
-// CHECK-NEXT: {{.*}}location-fused.mlir:14:3: note: the op in the IR
+// CHECK-NEXT: {{.*}}location-fused.mlir:14:10: note: the op in the IR
 // CHECK-NEXT: kernel.py:12:10: note: operand 0 establishes the conflicting unpack mode
-// CHECK-NEXT: {{.*}}location-fused.mlir:13:3: note: the op in the IR
+// CHECK-NEXT: {{.*}}location-fused.mlir:13:8: note: the op in the IR
 func.func @exp_and_bcast(%t: tensor<1x1x!ttcore.tile<32x32, f32>>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index

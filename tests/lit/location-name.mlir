@@ -2,8 +2,8 @@
 // diagnostic stays in this file.
 // RUN: not planner-opt %s -p ttl-set-compute-kernel-config 2>&1 >/dev/null | FileCheck %s
 // CHECK: kernel.py:14:11: error: 'ttl.tile_bcast' op dataflow buffer 1 requires incompatible unpack modes in one kernel
-// CHECK-NEXT: {{.*}}location-name.mlir:15:3: note: the op in the IR
-// CHECK-NEXT: {{.*}}location-name.mlir:14:3: note: operand 0 establishes the conflicting unpack mode
+// CHECK-NEXT: {{.*}}location-name.mlir:15:10: note: the op in the IR
+// CHECK-NEXT: {{.*}}location-name.mlir:14:8: note: operand 0 establishes the conflicting unpack mode
 // CHECK-NOT: note: the op in the IR
 func.func @exp_and_bcast(%t: tensor<1x1x!ttcore.tile<32x32, f32>>) {
   %c0 = arith.constant 0 : index

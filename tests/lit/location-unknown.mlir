@@ -1,7 +1,7 @@
 // An unknown location has no file position: the diagnostic stays at the op in this file.
 // RUN: not planner-opt %s -p ttl-set-compute-kernel-config 2>&1 >/dev/null | FileCheck %s
-// CHECK: {{.*}}location-unknown.mlir:13:3: error: 'ttl.tile_bcast' op dataflow buffer 1 requires incompatible unpack modes in one kernel
-// CHECK-NEXT: {{.*}}location-unknown.mlir:12:3: note: operand 0 establishes the conflicting unpack mode
+// CHECK: {{.*}}location-unknown.mlir:13:10: error: 'ttl.tile_bcast' op dataflow buffer 1 requires incompatible unpack modes in one kernel
+// CHECK-NEXT: {{.*}}location-unknown.mlir:12:8: note: operand 0 establishes the conflicting unpack mode
 // CHECK-NOT: the op in the IR
 func.func @exp_and_bcast(%t: tensor<1x1x!ttcore.tile<32x32, f32>>) {
   %c0 = arith.constant 0 : index

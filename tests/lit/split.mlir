@@ -9,8 +9,8 @@
 // CHECK: // -----
 // CHECK-LABEL: func.func @third(
 // CHECK-SAME: fp32_dest_acc_en = false, ttl.unpack_to_dest_fp32 = array<i32>
-// ERR: split.mlir:[[# @LINE + 19]]:3: error: 'ttl.tile_bcast' op dataflow buffer 0 requires incompatible unpack modes in one kernel
-// ERR: split.mlir:[[# @LINE + 17]]:3: note: operand 0 establishes the conflicting unpack mode
+// ERR: split.mlir:[[# @LINE + 19]]:8: error: 'ttl.tile_bcast' op dataflow buffer 0 requires incompatible unpack modes in one kernel
+// ERR: split.mlir:[[# @LINE + 17]]:8: note: operand 0 establishes the conflicting unpack mode
 func.func @first(%t: tensor<1x1x!ttcore.tile<32x32, f32>>) {
   %c0 = arith.constant 0 : index
   %cb = ttl.bind_cb {cb_index = 0, block_count = 2} : !ttl.cb<[1, 1], !ttcore.tile<32x32, f32>, 2>

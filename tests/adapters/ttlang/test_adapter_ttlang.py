@@ -223,7 +223,7 @@ def test_split_file_keeps_separators_and_plans_every_chunk() -> None:
         "ttl.unpack_to_dest_fp32 = array<i32>} {"
     )
     assert outcome.diagnostics == [
-        "s.mlir:12:5: warning: 'ttl.tile_reduce' op full-fp32 row reduce is unavailable on Blackhole "
+        "s.mlir:12:10: warning: 'ttl.tile_reduce' op full-fp32 row reduce is unavailable on Blackhole "
         "(tt-metal #47311); using non-full-fp32 reduce lowering"
     ]
 
@@ -234,18 +234,18 @@ def test_a_refused_chunk_leaves_the_whole_file_unchanged_and_locates_in_the_file
     assert not outcome.ok and outcome.text == text
     offset = text[: text.index("// -----")].count("\n") + 1
     assert outcome.diagnostics == [
-        f"both.mlir:{offset + 10}:3: error: 'ttl.tile_bcast' op dataflow buffer 1 requires incompatible "
+        f"both.mlir:{offset + 10}:10: error: 'ttl.tile_bcast' op dataflow buffer 1 requires incompatible "
         "unpack modes in one kernel",
-        f"both.mlir:{offset + 9}:3: note: operand 0 establishes the conflicting unpack mode",
+        f"both.mlir:{offset + 9}:8: note: operand 0 establishes the conflicting unpack mode",
     ]
 
 
 def test_conflict_example_diagnostics_and_report() -> None:
     outcome = plan_text(_read("unpack_conflict.mlir"), filename="unpack_conflict.mlir")
     assert outcome.diagnostics == [
-        "unpack_conflict.mlir:10:3: error: 'ttl.tile_bcast' op dataflow buffer 1 requires incompatible "
+        "unpack_conflict.mlir:10:10: error: 'ttl.tile_bcast' op dataflow buffer 1 requires incompatible "
         "unpack modes in one kernel",
-        "unpack_conflict.mlir:9:3: note: operand 0 establishes the conflicting unpack mode",
+        "unpack_conflict.mlir:9:8: note: operand 0 establishes the conflicting unpack mode",
     ]
     conflict = outcome.report["functions"][0]["response"]["conflict"]
     assert (conflict["code"], conflict["op"], conflict["note"]["op"]) == (
@@ -394,7 +394,7 @@ def test_bad_pass_options_are_typed_errors(options: dict[str, str], code: str) -
             "",
             _FILL.replace(" :", f' {{{_STRATEGY} = "fpu"}} :', 1),
             "kcfg.strategy_attr_malformed",
-            "9:5: error: 'ttl.tile_fill' op ttl.tile_execution_strategy must be a #ttl",
+            "9:10: error: 'ttl.tile_fill' op ttl.tile_execution_strategy must be a #ttl",
         ),
         (
             "",
@@ -402,14 +402,14 @@ def test_bad_pass_options_are_typed_errors(options: dict[str, str], code: str) -
             f"    %f = ttl.tile_fill 1.0 into dst[%c0] {{ttl.tile_execution_strategy = "
             f"#ttl.tile_execution_strategy<fpu>}} : {_TILE}\n",
             "kcfg.strategy_attr_on_fixed_op",
-            "9:5: error: 'ttl.tile_fill' op ttl.tile_execution_strategy is only valid",
+            "9:10: error: 'ttl.tile_fill' op ttl.tile_execution_strategy is only valid",
         ),
         (
             "fp32_dest_acc_en = false",
             "",
             _FILL,
             "kcfg.dst_width_disabled_conflict",
-            "9:5: error: 'ttl.tile_fill' op requires 32-bit destination elements",
+            "9:10: error: 'ttl.tile_fill' op requires 32-bit destination elements",
         ),
     ],
 )
@@ -456,7 +456,7 @@ def test_unfinalized_dfb_is_named_in_the_request() -> None:
     assert request.ops[0].operands[0].model_dump() == {"dfb_unfinalized": "%cb"}
     outcome = plan_text(text, filename="u.mlir")
     assert outcome.diagnostics == [
-        "u.mlir:7:5: error: 'ttl.tile_exp' op uses a dataflow buffer without a finalized index"
+        "u.mlir:7:10: error: 'ttl.tile_exp' op uses a dataflow buffer without a finalized index"
     ]
 
 

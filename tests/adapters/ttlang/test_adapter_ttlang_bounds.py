@@ -50,12 +50,12 @@ def test_a_use_before_its_definition_is_refused_at_the_use_with_a_note_at_the_de
 ) -> None:
     error = read_error(HEAD + ADD + MUL + TAIL)
     use, definition = HEAD_LINES + 1, HEAD_LINES + 2
-    assert (error.code, error.line, error.column) == ("adapter.invalid_ir", use, 3)
+    assert (error.code, error.line, error.column) == ("adapter.invalid_ir", use, 8)
     status, err = run_opt(HEAD + ADD + MUL + TAIL, tmp_path, capsys)
     assert status == 2
     assert err.splitlines() == [
-        f"k.mlir:{use}:3: error: [adapter.invalid_ir] operand #0 does not dominate this use",
-        f"k.mlir:{definition}:3: note: operand defined here (op in the same block)",
+        f"k.mlir:{use}:8: error: [adapter.invalid_ir] operand #0 does not dominate this use",
+        f"k.mlir:{definition}:11: note: operand defined here (op in the same block)",
     ]
 
 
@@ -90,7 +90,7 @@ def test_a_value_of_another_block_is_read_only_where_its_block_dominates_the_use
     assert parse_chunk(Chunk(BRANCHES.replace("FIRST", "1"), 0, 1), "f.mlir").module is not None
     with pytest.raises(AdapterInputError) as caught:
         parse_chunk(Chunk(BRANCHES.replace("FIRST", "2"), 0, 1), "f.mlir")  # ^bb1 is not on every path
-    assert (caught.value.line, caught.value.column) == (7, 3)
+    assert (caught.value.line, caught.value.column) == (7, 8)
     assert caught.value.message.endswith("note: operand defined here (op in the same region)")
 
 

@@ -58,12 +58,16 @@ NESTED = (
 @pytest.mark.parametrize(
     ("body", "line", "column"),
     [
-        (FROB_CUSTOM, 8, 5),
-        (FROB_GENERIC, 8, 5),
-        (f"    %e = ttl.tile_frob %x, %x into dst[%c0] {{k = 1 : i32}} : ({TILE}, {TILE}) -> {TILE}\n", 8, 5),
-        (f"    %e = ttl.tile_frob into dst[%c0] : {TILE}\n", 8, 5),
+        (FROB_CUSTOM, 8, 10),
+        (FROB_GENERIC, 8, 10),
+        (
+            f"    %e = ttl.tile_frob %x, %x into dst[%c0] {{k = 1 : i32}} : ({TILE}, {TILE}) -> {TILE}\n",
+            8,
+            10,
+        ),
+        (f"    %e = ttl.tile_frob into dst[%c0] : {TILE}\n", 8, 10),
         (f"    ttl.tile_frob %x into dst[%c0] : {TILE}\n", 8, 5),
-        (NESTED, 10, 7),
+        (NESTED, 10, 12),
     ],
 )
 def test_an_undefined_ttl_op_is_refused_at_its_location(body: str, line: int, column: int) -> None:
@@ -129,7 +133,7 @@ MANY_X, MANY_TILES = ", ".join(["%x"] * 65), ", ".join([TILE] * 65)
 def test_an_op_too_large_for_a_request_is_a_typed_error(body: str, field: str) -> None:
     with pytest.raises(AdapterInputError) as caught:
         plan_text(kernel(body))
-    assert (caught.value.code, caught.value.line, caught.value.column) == ("adapter.request_rejected", 8, 5)
+    assert (caught.value.code, caught.value.line, caught.value.column) == ("adapter.request_rejected", 8, 10)
     assert f"op cannot be described in a request: {field}: " in caught.value.message
 
 
@@ -161,7 +165,9 @@ def test_ops_of_other_dialects_without_tiles_do_not_change_the_plan() -> None:
 def test_an_op_of_another_dialect_handling_tiles_is_refused(body: str) -> None:
     with pytest.raises(AdapterInputError) as caught:
         plan_text(kernel(body))
-    assert (caught.value.code, caught.value.line, caught.value.column) == ("adapter.unknown_tile_op", 8, 5)
+    at_name = body.index('"d2m') + 1  # MLIR locates an op at its name
+    where = (caught.value.code, caught.value.line, caught.value.column)
+    assert where == ("adapter.unknown_tile_op", 8, at_name)
     assert "is not a TTL tile op" in caught.value.message
 
 

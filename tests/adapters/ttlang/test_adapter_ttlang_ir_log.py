@@ -51,7 +51,7 @@ def test_the_upstream_log_plans_each_function_from_its_own_config_section() -> N
     assert [entry["function"] for entry in outcome.report["functions"]] == ["add", "exp_and_bcast"]
     first = outcome.diagnostics[0].split("\n")
     assert first[0].startswith("kernel.py:9:11: error: 'ttl.tile_bcast' op dataflow buffer 1")
-    assert first[1] == "kernel_passes.log:73:3: note: the op in the IR"
+    assert first[1] == "kernel_passes.log:73:8: note: the op in the IR"
     assert outcome.diagnostics[-2:] == [
         f"kernel_passes.log:{line}:1: note: planned the IR dumped under "
         f"'// -----// IR Dump Before {CONFIG} //----- //' (line {line} of the log;"
@@ -142,11 +142,11 @@ def test_section_on_a_file_that_is_not_a_log_is_refused() -> None:
 def test_explain_conflict_reports_the_log_at_the_kernel_line() -> None:
     lines = conflicts.render(conflicts.explain_ir("kernel_passes.log", LOG)).split("\n")
     assert lines[0].startswith("kernel.py:9:11: error: [kcfg.dfb_unpack_conflict]")
-    assert lines[1] == "kernel_passes.log:73:3: note: the op in the IR"
+    assert lines[1] == "kernel_passes.log:73:8: note: the op in the IR"
     assert lines[2].startswith("kernel.py:12:10: note: op '2', operand 0:")
     assert lines[3:5] == [
         "kernel.py:8:9: note: called from",
-        "kernel_passes.log:72:3: note: the op in the IR",
+        "kernel_passes.log:72:8: note: the op in the IR",
     ]
 
 
@@ -165,7 +165,9 @@ def test_planner_opt_runs_on_the_chosen_section(tmp_path: Path, capsys: pytest.C
     assert captured.err == (
         f"{log}:10:1: note: planned the IR dumped under '{header}' (line 10 of the log; it holds functions "
         "alone and no earlier dump shows their module, so the module's attributes (its target) are not "
-        "known: print the log with --mlir-print-ir-module-scope)\n"
+        "known: a function is planned only where its plan is the same under every target (wormhole_b0, "
+        "blackhole, none), unless --target-arch names the target; print the log with "
+        "--mlir-print-ir-module-scope to show them)\n"
     )
     assert opt_main([str(log), "-p", "ttl-set-compute-kernel-config", "--section", "canonicalize"]) == 0
     assert "func.func @f" in capsys.readouterr().out

@@ -4,15 +4,18 @@ diagnostics at the source position they name.
 The property test writes locations into every module of the examples, in random forms and
 placements (inline, aliases defined at the end, at the top, in any order), and checks the
 planning against the same module without locations: the same answers and diagnostics, each
-reported at the file position written for its op. The oracle is the writer's own record of
-which position it put on which line; it does not read locations with the adapter's code.
+reported at the file position written for its op, and, in the IR file, at the op's name, where
+MLIR's parser locates an op. The oracle is the writer's own record of which position it put on
+which line and where each op's name starts; it does not read locations with the adapter's code.
 """
 
 from __future__ import annotations
 
 import io
+import json
 import re
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 from unittest import mock
 
@@ -36,6 +39,9 @@ from planner.adapters.ttlang.reading import source
 from planner.adapters.ttlang.reading.fast_reader import read_common_forms
 from planner.adapters.ttlang.reading.locations import CALL_STACK_LIMIT, source_place
 from planner.adapters.ttlang.reading.source import Chunk, parse_chunk, split_chunks
+from planner.adapters.ttlang.tool.opt_main import main as opt_main
+from planner.adapters.ttlang.writing.mlir_printer import canonical_text
+from planner.cli import main
 from tests.support.paths import ROOT
 
 EXAMPLES = ROOT / "examples" / "ttlang"
@@ -203,9 +209,8 @@ class Written:
         return () if self.shown is None else (self.shown, *(self.callers or ()))
 
 
-_OP_LINE = re.compile(
-    r'^(\s*)((?:%[\w.$-]+(?::\d+)?(?:, %[\w.$-]+(?::\d+)?)* = )?(?:"?[a-z_]\w*\.[\w.]+"?|return)\b(?! =).*)$'
-)
+_RESULTS = r"(?:%[\w.$-]+(?::\d+)?(?:, %[\w.$-]+(?::\d+)?)* = )?"
+_OP_LINE = re.compile(rf'^(\s*)(({_RESULTS})(?:"?[a-z_]\w*\.[\w.]+"?|return)\b(?! =).*)$')
 FILES = ("kernel.py", "helpers/tile ops.py")
 
 
@@ -294,6 +299,15 @@ def _answers(report: dict[str, Any]) -> list[Any]:
     return [(entry["function"], entry["response"]) for entry in report["functions"]]
 
 
+def _name_columns(text: str) -> dict[int, int]:
+    """Per line holding an op, the column of its name (after its results): where MLIR locates it."""
+    columns: dict[int, int] = {}
+    for index, line in enumerate(text.split("\n")):
+        if (match := _OP_LINE.match(line)) is not None:
+            columns[index + 1] = len(match.group(1)) + len(match.group(3)) + 1
+    return columns
+
+
 def _said(diagnostics: list[str]) -> list[str]:
     """Each diagnostic's severity and text, wherever it points."""
     return [
@@ -308,6 +322,10 @@ def test_locations_move_diagnostics_to_the_written_positions_and_change_nothing_
     plain, text, reported = located
     expected = plan_text(plain, filename="input.mlir")
     found = plan_text(text, filename="input.mlir")
+    columns = _name_columns(plain)
+    for entry in expected.diagnostics:  # in the IR file, each at its op's name
+        line, column = (int(part) for part in entry.split(":")[1:3])
+        assert column == columns.get(line, column)
     assert found.ok == expected.ok
     assert _answers(found.report) == _answers(expected.report)
     assert _said(found.diagnostics) == _said(expected.diagnostics)
@@ -343,3 +361,103 @@ def test_a_deep_shared_call_site_reports_at_most_mlirs_call_stack_limit_and_in_l
     place = source_place(constant.location)
     assert place is not None and str(place.position) == "k.py:1:1"
     assert len(place.called_from) == CALL_STACK_LIMIT == 10
+
+
+# -- input errors at an op: reported at its source position too --------------------------------
+
+FOREIGN_TILE_OP = (
+    "func.func @f() {\n"
+    '  %m = "d2m.tile_source"() : () -> !ttcore.tile<32x32, f32> loc(LOCATION)\n'
+    "  return\n"
+    "}\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("location", "source", "callers"),
+    [
+        ('"kernel.py":7:3', "kernel.py:7:3", ()),
+        ('callsite("kernel.py":7:3 at "main.py":2:1)', "kernel.py:7:3", ("main.py:2:1",)),
+        ("unknown", None, ()),
+    ],
+)
+def test_an_input_error_at_an_op_carries_the_source_position_its_location_names(
+    location: str, source: str | None, callers: tuple[str, ...]
+) -> None:
+    with pytest.raises(AdapterInputError) as caught:
+        plan_text(FOREIGN_TILE_OP.replace("LOCATION", location), filename="k.mlir")
+    error = caught.value
+    assert (error.code, error.line, error.column) == ("adapter.unknown_tile_op", 2, 8)
+    if source is None:
+        assert error.source is None
+    else:
+        assert error.source is not None
+        assert (error.source.position, error.source.called_from) == (source, callers)
+
+
+def test_a_dominance_error_is_reported_at_the_use_s_source_position() -> None:
+    text = (
+        "func.func @f() {\n"
+        '  %a = arith.addi %b, %b : index loc("kernel.py":4:9)\n'
+        "  %b = arith.constant 0 : index\n"
+        "  return\n"
+        "}\n"
+    )
+    with pytest.raises(AdapterInputError) as caught:
+        plan_text(text, filename="k.mlir")
+    assert caught.value.code == "adapter.invalid_ir"
+    assert caught.value.source is not None and caught.value.source.position == "kernel.py:4:9"
+
+
+def test_every_face_reports_an_input_error_at_its_source_position(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "k.mlir"
+    path.write_text(FOREIGN_TILE_OP.replace("LOCATION", 'callsite("kernel.py":7:3 at "main.py":2:1)'))
+    said = (
+        "'d2m.tile_source' op reads or produces tiles but is not a TTL tile op, so its kernel-config "
+        "requirements are unknown; express it with ttl tile ops"
+    )
+    reported = [
+        f"kernel.py:7:3: error: [adapter.unknown_tile_op] {said}",
+        "main.py:2:1: note: called from",
+        f"{path}:2:8: note: the op in the IR",
+    ]
+    for command in ("plan", "explain", "explain-conflict"):
+        assert main([command, str(path)]) == 2
+        assert capsys.readouterr().err.splitlines() == reported
+    assert main(["plan", str(path), "--json"]) == 2
+    (located,) = json.loads(capsys.readouterr().out)["error"]["details"]["errors"]
+    assert (located["line"], located["column"], located["source_location"], located["called_from"]) == (
+        2,
+        8,
+        "kernel.py:7:3",
+        ["main.py:2:1"],
+    )
+    assert opt_main([str(path), "-p", "ttl-set-compute-kernel-config"]) == 1
+    assert capsys.readouterr().err.splitlines() == [
+        line.replace("[adapter.unknown_tile_op] ", "") for line in reported
+    ]
+
+
+AFFINE_FOR = (
+    "func.func @f(%n: index) {\n"
+    '  affine.for %i loc("kernel.py":3:5) = 0 to 4 {\n'
+    '    %c = arith.addi %i, %n : index loc("kernel.py":4:7)\n'
+    '  } loc("kernel.py":2:1)\n'
+    "  scf.for %j = %n to %n step %n {\n"
+    "  }\n"
+    "  return\n"
+    "}\n"
+)
+
+
+def test_the_induction_variable_of_affine_for_reads_its_inline_location_and_prints_it_back() -> None:
+    loop = _op(AFFINE_FOR, "affine.for")
+    assert loop.body.block.args[0].location == _at("kernel.py", 3, 5)
+    assert loop.location == _at("kernel.py", 2, 1)
+    printed = canonical_text(_module(AFFINE_FOR), debuginfo=True)
+    assert '    affine.for %i loc("kernel.py":3:5) = 0 to 4 {\n' in printed
+    assert "    scf.for %j = %n to %n step %n {\n" in printed  # MLIR prints its variable bare
+    assert canonical_text(_module(printed), debuginfo=True) == printed
+    assert "loc(" not in canonical_text(_module(AFFINE_FOR))

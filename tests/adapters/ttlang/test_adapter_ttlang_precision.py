@@ -66,8 +66,8 @@ def test_explain_takes_options_and_prints_no_loss_under_exact(
     assert main(["explain", "k.mlir"]) == 0
     lost = [line for line in capsys.readouterr().out.splitlines() if "precision of" in line]
     assert [line.split(" (lost")[0] for line in lost] == [
-        "k.mlir:11:5: remark: precision of s operand 0 = tf32",
-        "k.mlir:11:5: remark: precision of s operand 1 = tf32",
+        "k.mlir:11:10: remark: precision of s operand 0 = tf32",
+        "k.mlir:11:10: remark: precision of s operand 1 = tf32",
     ]
     assert main(["explain", "k.mlir", "--option", "precision=exact"]) == 0
     out = capsys.readouterr().out

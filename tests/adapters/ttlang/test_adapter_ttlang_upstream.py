@@ -69,7 +69,7 @@ def test_foreign_generic_ops_and_attributes_print_back() -> None:
 def test_a_foreign_op_in_generic_form_handling_tiles_is_still_refused() -> None:
     with pytest.raises(AdapterInputError) as caught:
         plan_text(kernel(f'    %m = "ttkernel.mystery"(%x) : ({TILE}) -> {TILE}\n'))
-    assert (caught.value.code, caught.value.line, caught.value.column) == ("adapter.unknown_tile_op", 11, 5)
+    assert (caught.value.code, caught.value.line, caught.value.column) == ("adapter.unknown_tile_op", 11, 10)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -123,7 +123,7 @@ def test_row_normalization_reads_gamma_from_a_buffer_only_when_it_has_one() -> N
     refused = plan_text(kernel(produced + normalization(True, "%g")), filename="k.mlir")
     assert not refused.ok
     assert refused.diagnostics == [
-        "k.mlir:12:5: error: 'ttl.tile_row_normalization_block' op operand 1 must resolve to a "
+        "k.mlir:12:10: error: 'ttl.tile_row_normalization_block' op operand 1 must resolve to a "
         "dataflow buffer for the selected strategy"
     ]
 
@@ -165,7 +165,7 @@ def test_a_buffer_argument_has_no_finalized_index_and_is_refused() -> None:
     outcome = plan_text(text, filename="k.mlir")
     assert outcome.report["functions"][0]["response"]["conflict"]["code"] == "kcfg.dfb_index_unfinalized"
     assert outcome.diagnostics == [
-        "k.mlir:13:5: error: 'ttl.tile_exp' op uses a dataflow buffer without a finalized index"
+        "k.mlir:13:10: error: 'ttl.tile_exp' op uses a dataflow buffer without a finalized index"
     ]
 
 

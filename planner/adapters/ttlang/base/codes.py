@@ -25,3 +25,10 @@ UNKNOWN_TILE_OP = "adapter.unknown_tile_op"
 
 NO_IR_DUMP = "adapter.no_ir_dump"
 """An IR-printing log with no dump to plan (none holds IR, or none matches `--section`)."""
+
+TARGET_UNKNOWN = "adapter.target_unknown"
+"""A kernel refusal (exit 1): a function dumped alone, its module's attributes not in the log,
+whose plan differs between the targets the module could name."""
+
+TARGET_MISMATCH = "adapter.target_mismatch"
+"""The target given on the command line (`--target-arch`) contradicts the module's own."""

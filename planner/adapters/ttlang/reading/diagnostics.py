@@ -1,7 +1,8 @@
 """MLIR-style diagnostics at the parsed source locations (docs/design/kernel-config.md section 8).
 
 `file:line:col: error: 'ttl.tile_bcast' op <message>` followed by `file:line:col: note: ...`;
-an op's position in the IR file is its first token. Where the op's location names a file
+an op's position in the IR file is its name, where MLIR's parser locates it (`ttl.foo` of
+`%0 = ttl.foo`, the quoted name of a generic op). Where the op's location names a file
 position (`loc("kernel.py":42:14)`, TT-Lang's debug locations), the diagnostic is reported
 there, as `mlir-opt` does, each caller of a call site follows as a `called from` note, and the
 op's position in the IR file follows as a last note. The IR position stays the diagnostic's
@@ -16,12 +17,11 @@ from typing import Literal
 
 from xdsl.ir import Operation
 
-from planner.adapters.ttlang.reading.locations import SourcePlace, source_place
+from planner.adapters.outcome import SourcePlace
+from planner.adapters.ttlang.reading.locations import source_place
 from planner.adapters.ttlang.reading.source import ParsedChunk
 
 Severity = Literal["error", "warning", "note", "remark"]
-IR_NOTE = "the op in the IR"
-CALLED_FROM = "called from"
 
 
 @dataclass(frozen=True)
@@ -32,8 +32,8 @@ class Located:
     op: Operation | None
 
     def line_col(self) -> tuple[int, int]:
-        site = self.parsed.sites.get(self.op) if self.op is not None else None
-        return self.parsed.line_col(site.start if site is not None else 0)
+        """The op's name in the IR file, where MLIR locates an op (the chunk's start: no op)."""
+        return self.parsed.op_line_col(self.op) if self.op is not None else self.parsed.line_col(0)
 
     def source(self) -> SourcePlace | None:
         """The file position the op's location names, if it names one."""
@@ -63,10 +63,7 @@ class Diagnostic:
         in_ir = f"{filename}:{self.line}:{self.column}"
         if self.source is None:
             return f"{in_ir}: {self.severity}: {self.message}"
-        lines = [f"{self.source.position}: {self.severity}: {self.message}"]
-        lines += [f"{caller}: note: {CALLED_FROM}" for caller in self.source.called_from]
-        lines.append(f"{in_ir}: note: {IR_NOTE}")
-        return "\n".join(lines)
+        return self.source.render(self.severity, self.message, in_ir)
 
     def to_json(self, filename: str) -> dict[str, object]:
         """Both positions: `location` in the IR file, `source_location` (and callers) when known."""
@@ -76,8 +73,8 @@ class Diagnostic:
             "location": f"{filename}:{self.line}:{self.column}",
         }
         if self.source is not None:
-            found["source_location"] = str(self.source.position)
-            found["called_from"] = [str(caller) for caller in self.source.called_from]
+            found["source_location"] = self.source.position
+            found["called_from"] = list(self.source.called_from)
         return found
 
 

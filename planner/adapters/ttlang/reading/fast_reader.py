@@ -27,7 +27,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import LocationAttr, ModuleOp
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
-from planner.adapters.ttlang.reading.sites import OpSite, SiteRecordingParser
+from planner.adapters.ttlang.reading.sites import OpSite, SiteRecordingParser, result_names
 
 NewParser = Callable[[str, str, Context], SiteRecordingParser]
 """Makes the site-recording parser for a piece of text, with the file name, in the given context."""
@@ -299,7 +299,10 @@ class _Reader:
             start, end = _to_text(line, attr_dict.start), _to_text(line, attr_dict.end)
             attr_dict = replace(attr_dict, start=start + line.start, end=end + line.start)
         names = tuple(f"%{line.names[index]}" for index, _ in template.results)
-        self.sites[op] = replace(site, start=line.start, result_names=names, attr_dict=attr_dict)
+        name_start = line.start + result_names(line.text, 0)[1]
+        self.sites[op] = replace(
+            site, start=line.start, result_names=names, attr_dict=attr_dict, name_start=name_start
+        )
         if attr_dict is not None and attr_dict.start == _NEXT_TOKEN:
             self._awaiting.append(op)
         return op
@@ -387,7 +390,7 @@ def _shifted(site: OpSite, offset: int) -> OpSite:
     attr_dict = site.attr_dict
     if attr_dict is not None:
         attr_dict = replace(attr_dict, start=attr_dict.start + offset, end=attr_dict.end + offset)
-    return replace(site, start=site.start + offset, attr_dict=attr_dict)
+    return replace(site, start=site.start + offset, attr_dict=attr_dict, name_start=site.name_start + offset)
 
 
 def read_common_forms(

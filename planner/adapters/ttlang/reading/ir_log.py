@@ -25,6 +25,7 @@ from xdsl.dialects.builtin import ModuleOp
 from planner.adapters.outcome import AdapterInputError
 from planner.adapters.ttlang.base.codes import NO_IR_DUMP
 from planner.adapters.ttlang.reading.source import Chunk, ParsedChunk, is_blank, parse_chunk, split_chunks
+from planner.targets.tenstorrent import KNOWN_TARGETS
 
 _HEADER = re.compile(r"^// -----// IR Dump (Before|After) (.*?)//----- //[ \t]*$", re.MULTILINE)
 _PASS_ARGUMENT = re.compile(r"\(([^()'\s]+)\)")
@@ -57,6 +58,7 @@ class ChunkToPlan:
     chunk: Chunk
     functions: frozenset[str] | None = None
     module_header: Chunk | None = None
+    module_known: bool = True
 
 
 @dataclass(frozen=True)
@@ -168,12 +170,15 @@ def input_chunks(text: str, filename: str, section: str | None = None) -> InputC
     for found in chosen:
         only = frozenset({found.function}) if found.function is not None and section is None else None
         header = _module_header(sections, found)
-        picked.append(ChunkToPlan(found.chunk, only, header))
+        known = header is not None or _holds_module(found)
+        picked.append(ChunkToPlan(found.chunk, only, header, known))
         borrowed = f"; with the attributes of the module at line {_module_line(header)}" if header else ""
-        if header is None and not _holds_module(found):
+        if not known:
             borrowed = (
                 "; it holds functions alone and no earlier dump shows their module, so the module's "
-                "attributes (its target) are not known: print the log with --mlir-print-ir-module-scope"
+                "attributes (its target) are not known: a function is planned only where its plan is "
+                f"the same under every target ({', '.join(KNOWN_TARGETS)}), unless --target-arch names "
+                "the target; print the log with --mlir-print-ir-module-scope to show them"
             )
         notes.append(
             f"{filename}:{found.header_line}:1: note: planned the IR dumped under '{found.header}' "
@@ -185,6 +190,7 @@ def input_chunks(text: str, filename: str, section: str | None = None) -> InputC
 def read_chunk(planned: ChunkToPlan, filename: str) -> ParsedChunk:
     """Parse a chunk to plan; functions dumped alone get the attributes of the module they ran in."""
     parsed = parse_chunk(planned.chunk, filename)
+    parsed.module_known = planned.module_known
     if planned.module_header is not None:
         header = parse_chunk(planned.module_header, filename).module
         module = header.ops.first if isinstance(header.ops.first, ModuleOp) else header

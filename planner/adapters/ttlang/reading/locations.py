@@ -37,6 +37,7 @@ from xdsl.parser import AttrParser
 from xdsl.utils.exceptions import ParseError
 from xdsl.utils.mlir_lexer import MLIRTokenKind
 
+from planner.adapters.outcome import SourcePlace
 from planner.adapters.ttlang.base.balanced import peek_tokens
 from planner.adapters.ttlang.reading.nesting import NESTING_LIMIT
 
@@ -254,15 +255,6 @@ class FilePosition:
         return f"{self.filename}:{self.line}:{self.column}"
 
 
-@dataclass(frozen=True)
-class SourcePlace:
-    """Where a diagnostic at a location points, as MLIR reports it: the file position and, for a
-    call site, the positions of its callers, each reported as a `called from` note."""
-
-    position: FilePosition
-    called_from: tuple[FilePosition, ...] = ()
-
-
 CALL_STACK_LIMIT = 10
 """The most `called from` notes, as MLIR's `SourceMgrDiagnosticHandler` prints by default."""
 
@@ -286,7 +278,7 @@ def source_place(location: Attribute) -> SourcePlace | None:
         if caller is not None:
             callers.append(caller)
         call = _call_site(call.caller)
-    return SourcePlace(position, tuple(callers))
+    return SourcePlace(str(position), tuple(str(caller) for caller in callers))
 
 
 def _shown(location: Attribute, seen: dict[int, FilePosition | None]) -> FilePosition | None:

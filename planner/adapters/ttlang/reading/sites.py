@@ -1,9 +1,10 @@
 """xDSL's MLIR parser, recording where every op and attribute dictionary is written.
 
 Planned output in the text-preserving mode is the input text with attribute dictionaries
-rewritten in place, so the parser records, per op, the offset of its first token (MLIR's op
-location), its result names, and the extent of its attribute dictionary with each entry's
-text (or, when absent, where one would go). Only xDSL's public parser API is used: the
+rewritten in place, so the parser records, per op, the offset of its first token, the offset
+of its name (where MLIR's parser locates the op: `ttl.foo` of `%0 = ttl.foo`, the quoted name
+of a generic op), its result names, and the extent of its attribute dictionary with each
+entry's text (or, when absent, where one would go). Only xDSL's public parser API is used: the
 recording hooks are the public `parse_operation` and attribute-dictionary methods, and
 positions come from `Parser.pos`.
 """
@@ -13,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Literal, TypeVar, overload
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import DictionaryAttr, LocationAttr, UnitAttr
@@ -54,20 +55,26 @@ class AttrDictSite:
 
 @dataclass(frozen=True)
 class OpSite:
+    """Where an op is written: its first token, its name (what diagnostics point at), its result
+    names and its attribute dictionary."""
+
     start: int
     result_names: tuple[str, ...]
     attr_dict: AttrDictSite | None
+    name_start: int
 
 
 @dataclass
 class _Frame:
     start: int
-    result_names: tuple[str, ...] = ()
+    result_names: tuple[str, ...]
+    name_start: int
     attr_dict: AttrDictSite | None = None
 
 
-def result_names(text: str, start: int) -> tuple[str, ...]:
-    """The result names an op written at `start` binds (`%a, %b:2 = ...` gives `%a`, `%b`)."""
+def result_names(text: str, start: int) -> tuple[tuple[str, ...], int]:
+    """The result names an op written at `start` binds (`%a, %b:2 = ...` gives `%a`, `%b`), and
+    the offset of its name, after the results (MLIR's op location)."""
     names: list[str] = []
     position = start
     while (match := _RESULTS.match(text, position)) is not None:
@@ -76,8 +83,8 @@ def result_names(text: str, start: int) -> tuple[str, ...]:
         while position < len(text) and text[position].isspace():
             position += 1
         if match.group(2) == "=":
-            return tuple(names)
-    return ()
+            return tuple(names), position
+    return (), start
 
 
 def _without_line_comments(text: str) -> str:
@@ -93,6 +100,16 @@ def _without_line_comments(text: str) -> str:
                 break
         kept.append(line)
     return "\n".join(kept).rstrip()
+
+
+@dataclass
+class _LocatedArgument(Parser.UnresolvedArgument):
+    """A block argument written without its type but with its location, which it keeps once typed."""
+
+    location: LocationAttr
+
+    def resolve(self, type: Attribute) -> Parser.Argument:
+        return Parser.Argument(self.name, type, self.location)
 
 
 class SiteRecordingParser(Parser):
@@ -114,15 +131,37 @@ class SiteRecordingParser(Parser):
 
     def parse_operation(self) -> Operation:
         start = self.pos
-        self._frames.append(_Frame(start=start, result_names=result_names(self._text, start)))
+        self._frames.append(_Frame(start, *result_names(self._text, start)))
         try:
             op = super().parse_operation()
         except VerifyException as error:  # a literal its type cannot hold: a malformed op
             self.raise_error(str(error).splitlines()[0], start)
         finally:
             frame = self._frames.pop()
-        self.sites[op] = OpSite(frame.start, frame.result_names, frame.attr_dict)
+        self.sites[op] = OpSite(frame.start, frame.result_names, frame.attr_dict, frame.name_start)
         return op
+
+    @overload
+    def parse_optional_argument(self, expect_type: Literal[True] = True) -> Parser.Argument | None: ...
+
+    @overload
+    def parse_optional_argument(self, expect_type: Literal[False]) -> Parser.UnresolvedArgument | None: ...
+
+    @overload
+    def parse_optional_argument(
+        self, expect_type: bool = True
+    ) -> Parser.UnresolvedArgument | Parser.Argument | None: ...
+
+    def parse_optional_argument(
+        self, expect_type: bool = True
+    ) -> Parser.UnresolvedArgument | Parser.Argument | None:
+        """As xDSL's, and an argument written without its type may carry its location inline, as
+        MLIR prints `affine.for`'s induction variable (`affine.for %i loc("k.py":3:5) = 0 to 4`)."""
+        argument = super().parse_optional_argument(expect_type)
+        if expect_type or argument is None:
+            return argument
+        location = self.parse_optional_location()
+        return argument if location is None else _LocatedArgument(argument.name, location)
 
     def parse_optional_location(self) -> LocationAttr | None:
         """`loc(...)` in any of MLIR's forms (xDSL reads neither ranges nor fused metadata)."""

@@ -26,7 +26,12 @@ from planner.adapters.ttlang.base.codes import INVALID_IR, PARSE_ERROR
 from planner.adapters.ttlang.reading.context import ttlang_context
 from planner.adapters.ttlang.reading.dominance import first_dominance_violation
 from planner.adapters.ttlang.reading.fast_reader import read_common_forms
-from planner.adapters.ttlang.reading.locations import AliasError, LocationAliases, read_location_aliases
+from planner.adapters.ttlang.reading.locations import (
+    AliasError,
+    LocationAliases,
+    read_location_aliases,
+    source_place,
+)
 from planner.adapters.ttlang.reading.nesting import NESTING_LIMIT, too_deep_at
 from planner.adapters.ttlang.reading.numbers import DIGIT_LIMIT, overlong_number_at
 from planner.adapters.ttlang.reading.sites import OpSite, SiteRecordingParser
@@ -61,11 +66,15 @@ class Chunk:
 
 @dataclass
 class ParsedChunk:
-    """A chunk's module and where its ops were written (none for IR built elsewhere)."""
+    """A chunk's module and where its ops were written (none for IR built elsewhere).
+
+    `module_known` is False for a log's dump of functions alone whose module the log never
+    shows: its attributes, the target among them, are unknown, not absent."""
 
     chunk: Chunk
     module: ModuleOp
     sites: dict[Operation, OpSite] = field(default_factory=dict)
+    module_known: bool = True
 
     def line_col(self, offset: int) -> tuple[int, int]:
         return self.chunk.line_col(offset)
@@ -75,10 +84,19 @@ class ParsedChunk:
         return self.sites.get(op, _NOWHERE)
 
     def op_line_col(self, op: Operation) -> tuple[int, int]:
-        return self.line_col(self.site(op).start)
+        """Where MLIR locates the op: its name (`ttl.foo` of `%0 = ttl.foo`)."""
+        return self.line_col(self.site(op).name_start)
+
+    def error_at(self, op: Operation, code: str, message: str) -> AdapterInputError:
+        """An input error at the op: its position in this file and, where its location names a
+        file position, that position too, where it is reported (as diagnostics are)."""
+        line, column = self.op_line_col(op)
+        error = AdapterInputError(code, message, line, column)
+        error.source = source_place(op.location)
+        return error
 
 
-_NOWHERE = OpSite(0, (), None)
+_NOWHERE = OpSite(0, (), None, 0)
 
 
 def split_chunks(text: str) -> tuple[list[Chunk], list[str]]:
@@ -172,11 +190,10 @@ def _check_dominance(parsed: ParsedChunk, filename: str) -> None:
     violation = first_dominance_violation(parsed.module)
     if violation is None:
         return
-    line, column = parsed.op_line_col(violation.user)
     defined_at = violation.definition or violation.user
     note_line, note_column = parsed.op_line_col(defined_at)
     message = (
         f"operand #{violation.operand_index} does not dominate this use\n"
         f"{filename}:{note_line}:{note_column}: note: {violation.note}"
     )
-    raise AdapterInputError(INVALID_IR, message, line, column)
+    raise parsed.error_at(violation.user, INVALID_IR, message)

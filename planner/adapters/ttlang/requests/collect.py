@@ -18,7 +18,6 @@ from xdsl.dialects.builtin import IntegerAttr, TensorType, UnregisteredOp
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, OpResult, SSAValue
 
-from planner.adapters.outcome import AdapterInputError
 from planner.adapters.ttlang.base.codes import ATTRIBUTE_INVALID, REQUEST_REJECTED, UNKNOWN_TILE_OP
 from planner.adapters.ttlang.dialects.foreign import ForeignOp
 from planner.adapters.ttlang.dialects.raw_body import RawBodyAttr
@@ -168,12 +167,10 @@ def _bcast_attrs(op: Operation, parsed: ParsedChunk) -> dict[str, str]:
     if isinstance(kind, RawBodyAttr) and kind.name == "ttl.bcast_type":
         value = {name: number for number, name in _BCAST_KINDS.items()}.get(kind.body.data[1:-1])
     if value not in _BCAST_KINDS:
-        line, column = parsed.op_line_col(op)
-        raise AdapterInputError(
+        raise parsed.error_at(
+            op,
             ATTRIBUTE_INVALID,
             f"'{op.name}' op broadcast kind must be 1 (col), 2 (row) or 3 (scalar), got {kind}",
-            line,
-            column,
         )
     return {"kind": _BCAST_KINDS[value]}
 
@@ -266,15 +263,10 @@ class _FunctionCollector:
                 attrs=dict(attrs(op, self.parsed)) if attrs is not None else {},
             )
         except ValidationError as error:
-            line, column = self.parsed.op_line_col(op)
             problem = error.errors()[0]
             field = ".".join(str(part) for part in problem["loc"])
-            raise AdapterInputError(
-                REQUEST_REJECTED,
-                f"'{op.name}' op cannot be described in a request: {field}: {problem['msg']}",
-                line,
-                column,
-            ) from None
+            message = f"'{op.name}' op cannot be described in a request: {field}: {problem['msg']}"
+            raise self.parsed.error_at(op, REQUEST_REJECTED, message) from None
 
     def declare_bound_dfbs(self) -> None:
         """Every finalized `ttl.bind_cb`, read by a tile op or not, so a suggested new index is free."""
@@ -314,13 +306,11 @@ def _refuse_foreign_tiles(op: UnregisteredOp | ForeignOp, parsed: ParsedChunk) -
     if all(tile_data_type(value.type) is None for value in values):
         return
     name = op.op_name.data if isinstance(op, UnregisteredOp) else op.name
-    line, column = parsed.op_line_col(op)
-    raise AdapterInputError(
+    raise parsed.error_at(
+        op,
         UNKNOWN_TILE_OP,
         f"'{name}' op reads or produces tiles but is not a TTL tile op, so its kernel-config "
         "requirements are unknown; express it with ttl tile ops",
-        line,
-        column,
     )
 
 

@@ -12,7 +12,6 @@ from dataclasses import dataclass
 
 from xdsl.dialects.func import FuncOp
 
-from planner.adapters.outcome import AdapterInputError
 from planner.adapters.ttlang.base.codes import REQUEST_REJECTED
 from planner.adapters.ttlang.reading.diagnostics import Diagnostic, Located, diagnostic
 from planner.adapters.ttlang.reading.source import ParsedChunk
@@ -23,6 +22,7 @@ from planner.adapters.ttlang.requests.pass_options import (
     target_arch,
     target_system,
 )
+from planner.adapters.ttlang.requests.target_choice import answer_under_every_target, with_given_target
 from planner.errors import RequestError
 from planner.kernelcfg.codes import KcfgError
 from planner.kernelcfg.protocol import (
@@ -37,13 +37,17 @@ Resolver = Callable[[KernelcfgResolveRequest], KernelcfgResolveResponse]
 
 @dataclass(frozen=True)
 class FunctionKernel:
-    """One `func.func`: where it is, what was collected, and its request (or why there is none)."""
+    """One `func.func`: where it is, what was collected, and its request (or why there is none).
+
+    `every_target`: its module's attributes are unknown and no target was given, so it is answered
+    under every target the module could name (`target_choice`)."""
 
     parsed: ParsedChunk
     function: FuncOp
     kernel: CollectedKernel
     request: KernelcfgResolveRequest | None
     refusal: KcfgError | None
+    every_target: bool = False
 
 
 @dataclass(frozen=True)
@@ -53,9 +57,10 @@ class AnsweredKernel:
 
 
 def function_kernel(
-    parsed: ParsedChunk, function: FuncOp, options: Mapping[str, bool | str]
+    parsed: ParsedChunk, function: FuncOp, options: Mapping[str, bool | str], target: str | None = None
 ) -> FunctionKernel:
-    """Collect one function and build its request (malformed IR: `AdapterInputError`)."""
+    """Collect one function and build its request (malformed IR: `AdapterInputError`); `target`,
+    the one given on the command line, if any."""
     kernel = collect_kernel(function, parsed)
     try:
         policy = function_policy(function, options)
@@ -70,12 +75,19 @@ def function_kernel(
         dfbs=list(kernel.dfbs),
         ops=list(kernel.ops),
     )
-    return FunctionKernel(parsed, function, kernel, request, None)
+    if target is not None:
+        request = with_given_target(request, target, parsed, module)
+    every_target = target is None and not parsed.module_known
+    return FunctionKernel(parsed, function, kernel, request, None, every_target)
 
 
-def chunk_kernels(parsed: ParsedChunk, options: Mapping[str, bool | str]) -> list[FunctionKernel]:
+def chunk_kernels(
+    parsed: ParsedChunk, options: Mapping[str, bool | str], target: str | None = None
+) -> list[FunctionKernel]:
     """Every function of a chunk, nested ones included, in file order."""
-    return [function_kernel(parsed, op, options) for op in parsed.module.walk() if isinstance(op, FuncOp)]
+    return [
+        function_kernel(parsed, op, options, target) for op in parsed.module.walk() if isinstance(op, FuncOp)
+    ]
 
 
 def _refusal_response(refusal: KcfgError) -> KernelcfgResolveResponse:
@@ -99,12 +111,12 @@ def answer(kernel: FunctionKernel, resolver: Resolver) -> AnsweredKernel:
         return AnsweredKernel(kernel, _refusal_response(kernel.refusal))
     assert kernel.request is not None
     try:
+        if kernel.every_target:
+            return AnsweredKernel(kernel, answer_under_every_target(kernel.request, resolver))
         return AnsweredKernel(kernel, resolver(kernel.request))
     except RequestError as error:
-        line, column = kernel.parsed.op_line_col(kernel.function)
-        raise AdapterInputError(
-            REQUEST_REJECTED, f"function @{kernel.request.function}: {error.message}", line, column
-        ) from None
+        message = f"function @{kernel.request.function}: {error.message}"
+        raise kernel.parsed.error_at(kernel.function, REQUEST_REJECTED, message) from None
 
 
 def _located(kernel: FunctionKernel, where: str, op_id: str | None) -> Located:

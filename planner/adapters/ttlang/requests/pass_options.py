@@ -159,10 +159,8 @@ def _description(
     attr = module.attributes.get(name)
     if attr is None or isinstance(attr, kind):
         return attr
-    line, column = parsed.op_line_col(module)
-    raise AdapterInputError(
-        ATTRIBUTE_INVALID, f"'builtin.module' op {name} must be a #{kind.name} attribute", line, column
-    )
+    message = f"'builtin.module' op {name} must be a #{kind.name} attribute"
+    raise parsed.error_at(module, ATTRIBUTE_INVALID, message)
 
 
 def target_system(module: ModuleOp | None, parsed: ParsedChunk) -> SystemDesc | None:

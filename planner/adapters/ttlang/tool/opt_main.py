@@ -26,6 +26,7 @@ import os
 import re
 import sys
 from collections.abc import Sequence
+from dataclasses import replace
 from functools import cache
 
 from xdsl.universe import Universe
@@ -55,6 +56,7 @@ from planner.inputs import read_text
 from planner.limits import DEFAULT_MAX_MEMORY, MEMORY, TIMEOUT, check_cap, memory_capped
 from planner.outputs import check_output, write_output
 from planner.standard_output import flush_stdout, reader_left, write_stdout
+from planner.targets.tenstorrent import KNOWN_TARGETS
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 _MLIR_LONG_OPTIONS = ("split-input-file", "verify-diagnostics", "pass-pipeline", "allow-unregistered-dialect")
@@ -127,6 +129,13 @@ class PlannerOptMain(xDSLOptMain):
             help="of an IR-printing log, run on the first dump whose header holds TEXT",
         )
         arg_parser.add_argument(
+            "--target-arch",
+            choices=KNOWN_TARGETS,
+            metavar="NAME",
+            help="the target to plan for where the module names none or is not in the log (a function "
+            f"dumped alone); one that contradicts the module's own is an error: {', '.join(KNOWN_TARGETS)}",
+        )
+        arg_parser.add_argument(
             "--timeout",
             type=TIMEOUT.read,
             default=10.0,
@@ -165,11 +174,11 @@ class PlannerOptMain(xDSLOptMain):
         except AdapterInputError as error:
             found = input_error_diagnostic(error)
             return (
-                [Diagnostic(found.severity, found.line, found.column, f"[{error.code}] {found.message}")],
+                [replace(found, message=f"[{error.code}] {found.message}")],
                 None,
                 True,
             )
-        session = OptSession(parsed)
+        session = OptSession(parsed, self.args.target_arch)
         token = current_session.set(session)
         try:
             self.apply_passes(parsed.module)

@@ -36,9 +36,11 @@ from planner.kernelcfg import resolve
 
 @dataclass
 class OptSession:
-    """The chunk an opt driver read (for locations) and the diagnostics the pass emitted on it."""
+    """The chunk an opt driver read (for locations), the target its command line gave (if any),
+    and the diagnostics the pass emitted on it."""
 
     parsed: ParsedChunk
+    target: str | None = None
     diagnostics: list[Diagnostic] = field(default_factory=list)
 
 
@@ -66,14 +68,17 @@ def _write_plan(answered: AnsweredKernel) -> None:
 
 def input_error_diagnostic(error: AdapterInputError) -> Diagnostic:
     """An adapter input error as an error diagnostic at its position (the chunk's start if it has none)."""
-    return Diagnostic("error", error.line or 1, error.column or 1, error.message)
+    return Diagnostic("error", error.line or 1, error.column or 1, error.message, error.source)
 
 
-def configure_module(parsed: ParsedChunk, options: Mapping[str, str]) -> tuple[bool, list[Diagnostic]]:
-    """Resolve every function of the module and, when all succeed, write the plans into it."""
+def configure_module(
+    parsed: ParsedChunk, options: Mapping[str, str], target: str | None = None
+) -> tuple[bool, list[Diagnostic]]:
+    """Resolve every function of the module (under `target`, when given) and, when all succeed,
+    write the plans into it."""
     try:
         option_fields = option_policy(options)
-        answers = [answer(kernel, resolve) for kernel in chunk_kernels(parsed, option_fields)]
+        answers = [answer(kernel, resolve) for kernel in chunk_kernels(parsed, option_fields, target)]
     except AdapterInputError as error:
         return False, [input_error_diagnostic(error)]
     found = diagnostics_of(answers)
@@ -114,7 +119,8 @@ class SetComputeKernelConfig(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         session = current_session.get()
         parsed = session.parsed if session is not None and session.parsed.module is op else None
-        ok, found = configure_module(parsed or ParsedChunk(Chunk("", 0, 1), op), self.options())
+        target = session.target if session is not None else None
+        ok, found = configure_module(parsed or ParsedChunk(Chunk("", 0, 1), op), self.options(), target)
         if session is not None:
             session.diagnostics.extend(found)
         if not ok:

@@ -238,15 +238,21 @@ class MlirPrinter(Printer):
             self._dialects.pop()
 
     def print_block_argument(self, arg: BlockArgument, print_type: bool = True) -> None:
+        """A region argument, its location inline (with `debuginfo`). Without its type, only
+        `affine.for`'s induction variable has one: MLIR prints it as a region argument, while
+        xDSL's other untyped arguments (`scf.for`, `iter_args`, function arguments, which print
+        their own) are values MLIR prints bare."""
         self.print_ssa_value(arg)
         if print_type:
             self.print_string(": ")
             self.print_attribute(arg.type)
-            if self.debuginfo and self._tables.locations.recording:
-                self._tables.locations.note(arg.location, on_argument=True)
-            elif self.debuginfo:
-                self.print_string(" ")
-                self._print_location_text(arg.location)
+        if not self.debuginfo or not (print_type or _is_affine_induction_variable(arg)):
+            return
+        if self._tables.locations.recording:
+            self._tables.locations.note(arg.location, on_argument=True)
+        else:
+            self.print_string(" ")
+            self._print_location_text(arg.location)
 
     # -----------------------------------------------------------------------------------------
     # Attributes
@@ -319,6 +325,11 @@ def _alias_order(entry: tuple[str, str]) -> tuple[str, int]:
     name = entry[0].lstrip("#")
     stem = name.rstrip("0123456789")
     return stem, int(name[len(stem) :] or 0)
+
+
+def _is_affine_induction_variable(arg: BlockArgument) -> bool:
+    owner = arg.block.parent_op()
+    return arg.index == 0 and owner is not None and owner.name == "affine.for"
 
 
 def canonical_text(module: ModuleOp, *, debuginfo: bool = False) -> str:

@@ -26,6 +26,7 @@ from planner.adapters.ttlang.requests.kernels import (
     diagnostics_of,
 )
 from planner.adapters.ttlang.requests.pass_options import option_policy
+from planner.adapters.ttlang.requests.target_choice import given_target
 from planner.adapters.ttlang.writing.apply import Edit, apply_edits, function_edit, strategy_edit
 from planner.kernelcfg import resolve
 from planner.kernelcfg.protocol import KernelcfgResolveRequest
@@ -48,6 +49,7 @@ def read_kernels(text: str, filename: str, options: Mapping[str, str] | None) ->
     input: `AdapterInputError`)."""
     given = dict(options or {})
     section = given.pop(SECTION_OPTION, None)
+    target = given_target(given)
     option_fields = option_policy(given)
     found = input_chunks(text, filename, section)
     with room_for_nesting():
@@ -55,7 +57,7 @@ def read_kernels(text: str, filename: str, options: Mapping[str, str] | None) ->
         kernels = [
             kernel
             for parsed, planned in zip(parsed_chunks, found.chunks, strict=True)
-            for kernel in chunk_kernels(parsed, option_fields)
+            for kernel in chunk_kernels(parsed, option_fields, target)
             if planned.functions is None or kernel.function.sym_name.data in planned.functions
         ]
     return ReadFile(parsed_chunks, kernels, found.notes)
