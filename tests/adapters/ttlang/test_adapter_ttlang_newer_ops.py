@@ -61,7 +61,7 @@ def test_a_kernel_op_is_refused_only_when_a_thread_holds_ops() -> None:
     assert plan_text(_threads("")).ok
     refused = plan_text(_threads("      %k = arith.constant 0 : index\n"))
     assert refused.diagnostics == [
-        "<input>:11:5: error: 'ttl.kernel' op does not implement TileExecutionOpInterface"
+        "<input>:11:10: error: 'ttl.kernel' op does not implement TileExecutionOpInterface"
     ]
 
 
