@@ -47,6 +47,7 @@ from planner.advice.protocol import LayoutSuggestResponse, SuggestedLoad, Sugges
 from planner.advice.weight_feeds import b_operand_parameters
 from planner.layout import plan
 from planner.layout.protocol import Diagnostic, LayoutPlanResponse, LoadOp, SliceOp
+from planner.proofs.shared import shared_verdicts
 from planner.targets.ascend import ASCEND_DTYPES
 
 
@@ -98,7 +99,8 @@ def suggest_text(
     program, _, failures = read_kernels(body, filename=filename, options=options, context=context)
     unread = frozenset(index for index, function in enumerate(program.functions) if id(function) in failures)
     candidates = list(_candidates(program, unread))
-    verdicts = [_dry_run(program, options, candidate) for candidate in candidates]
+    with shared_verdicts():  # a kernel planned once per weight poses its loops' obligations each time
+        verdicts = [_dry_run(program, options, candidate) for candidate in candidates]
     edits = {
         edit
         for candidate, verdict in zip(candidates, verdicts, strict=True)
