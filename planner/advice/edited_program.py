@@ -12,6 +12,7 @@ or remove a line break, so every line keeps its number and only the edited lines
 from __future__ import annotations
 
 import ast
+import copy
 import re
 import warnings
 from collections.abc import Iterable, Sequence
@@ -43,6 +44,9 @@ def _first_line_node(function: ProgramFunction) -> ast.AST:
 
 def _reparsed(original: SourceText, edited: SourceText, function: ProgramFunction) -> ProgramFunction:
     """The function with its node parsed again from its lines of the edited text."""
+    grafted = _reparsed_signature(original, edited, function.node)
+    if grafted is not None:
+        return replace(function, node=grafted)
     first = _first_line_node(function)
     first_line: int = first.lineno  # type: ignore[attr-defined]
     last_line = function.node.end_lineno or first_line
@@ -63,6 +67,35 @@ def _reparsed(original: SourceText, edited: SourceText, function: ProgramFunctio
     # renumbered by a walk of the function, not by parsing blank lines for every line above it:
     # each candidate then costs its function's size, not the file's
     return replace(function, node=ast.increment_lineno(node, first_line - parsed_line))
+
+
+def _reparsed_signature(
+    original: SourceText, edited: SourceText, node: ast.FunctionDef
+) -> ast.FunctionDef | None:
+    """The definition with its parameters parsed again from the edited lines of its signature, and
+    its decorators, return type and body the very nodes it had: the body starts on a later line
+    than every parameter ends, so no edit of a parameter moves it (and what was found of it once
+    still holds). None when the body starts on a parameter's line or code precedes `def` on its line."""
+    ends = [parameter.end_lineno or parameter.lineno for parameter in _parameters(node.args)]
+    indent = original.text[original.offset(node.lineno, 0) : original.start(node)]
+    if node.body[0].lineno <= max(ends, default=node.lineno) or indent.strip(" \t\f"):
+        return None
+    start = edited.offset(node.lineno, 0)
+    lines = edited.text[start : edited.offset(node.body[0].lineno, 0)]
+    stub = lines + indent + " pass\n"  # the signature's own lines, and a body that parses
+    if not indent:
+        parsed, parsed_line = _parse(stub).body[0], 1
+    else:
+        parsed, parsed_line = _parse(_BLOCK + stub).body[0].body[0], 2  # type: ignore[attr-defined]
+    assert isinstance(parsed, ast.FunctionDef)
+    grafted = copy.copy(node)
+    grafted.args = ast.increment_lineno(parsed.args, node.lineno - parsed_line)
+    return grafted
+
+
+def _parameters(arguments: ast.arguments) -> list[ast.arg]:
+    packed = [parameter for parameter in (arguments.vararg, arguments.kwarg) if parameter is not None]
+    return [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs, *packed]
 
 
 def _found(module: ast.Module, node: ast.FunctionDef) -> ast.FunctionDef:

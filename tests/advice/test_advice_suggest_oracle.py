@@ -162,10 +162,19 @@ ONE_LINE = (
 )
 
 
+COMMENTED = ONE_LINE.replace("):\n", "):  # the weight\n    # comes in ND\n\n", 1)
+BODY_ON_SIGNATURE_LINE = ONE_LINE.replace("):\n    é[:, :]", "): é[:, :]", 1).replace("    return é\n", "")
+
+
 @pytest.mark.parametrize(
     "text",
-    [(ROOT / "examples" / "pypto" / "suggest_weights.py").read_text(encoding="utf-8"), ONE_LINE],
-    ids=["printed-methods", "one-line-signature"],
+    [
+        (ROOT / "examples" / "pypto" / "suggest_weights.py").read_text(encoding="utf-8"),
+        ONE_LINE,
+        COMMENTED,
+        BODY_ON_SIGNATURE_LINE,
+    ],
+    ids=["printed-methods", "one-line-signature", "comments-before-the-body", "body-on-the-signature-line"],
 )
 def test_an_edited_program_holds_the_nodes_a_parse_of_the_edited_text_gives(text: str) -> None:
     """Each parameter annotated alone: the re-read function's nodes, positions included, are those of
