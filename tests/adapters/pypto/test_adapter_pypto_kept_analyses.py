@@ -1,9 +1,14 @@
-"""The names a loop body binds (`carried.rebound_names`), found once per statement node and kept.
+"""What the reader finds once and keeps: answers the same as finding it afresh.
 
-Generated blocks nest loops, branches, `with`, `try`, walrus targets, definitions and imports.
-Asked in any order (an inner block before or after the blocks around it, each twice), the
-names of every block are those of a fresh parse asked once, and as a set they are every
-binding the block makes, found by an independent walk of the tree.
+- The names a loop body binds (`carried.rebound_names`), kept per statement node. Generated
+  blocks nest loops, branches, `with`, `try`, walrus targets, definitions and imports. Asked
+  in any order (an inner block before or after the blocks around it, each twice), the names of
+  every block are those of a fresh parse asked once, and as a set they are every binding the
+  block makes, found by an independent walk of the tree.
+- The windows that feed a matmul (`feeds.matmul_fed_windows`), kept per function body: asked
+  again for the same body, and for a fresh parse, the same windows (by position).
+- The constants an assignment hides (`FunctionState._shadowed`, indexed by root name): what a
+  pass over every constant finds, assignment after assignment.
 """
 
 from __future__ import annotations
@@ -15,6 +20,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from planner.adapters.pypto.requests.carried import rebound_names
+from planner.adapters.pypto.requests.feeds import matmul_fed_windows
+from planner.adapters.pypto.requests.model import Target, Value
+from planner.adapters.pypto.requests.request_builder import FunctionState
 
 NAMES = ("a", "b", "c", "n0", "acc")
 _names = st.sampled_from(NAMES)
@@ -100,3 +108,60 @@ def test_each_block_names_what_a_fresh_parse_names_in_any_order_of_asking(
     for index in asked:
         assert rebound_names(kept[index]) == fresh[index]
     assert [set(names) for names in fresh] == [_bound(block) for block in kept]
+
+
+def _fed_positions(body: list[ast.stmt]) -> set[tuple[int, int]]:
+    fed = matmul_fed_windows(body)
+    nodes = (node for statement in body for node in ast.walk(statement))
+    return {(node.lineno, node.col_offset) for node in nodes if id(node) in fed}  # type: ignore[attr-defined]
+
+
+FED = """
+def k(x, w, out):
+    acc = pl.matmul(x[:, 0:64], w[0:64, :])
+    for k0 in pl.range(64, 256, 64):
+        t = w[k0 : k0 + 64, :]
+        acc = pl.matmul_acc(acc, x[:, k0 : k0 + 64], t)
+    out[:, :] = acc
+    other = w[0:16, 0:16]
+    return out
+"""
+
+
+def test_a_body_asked_again_feeds_the_windows_a_fresh_parse_does() -> None:
+    (function,) = ast.parse(FED).body
+    assert isinstance(function, ast.FunctionDef)
+    first = _fed_positions(function.body)
+    assert first == _fed_positions(function.body)  # kept
+    fresh = ast.parse(FED).body[0]
+    assert isinstance(fresh, ast.FunctionDef)
+    assert first == _fed_positions(fresh.body) == {(3, 20), (3, 32), (5, 12), (6, 33)}
+
+
+class _Constants(FunctionState):
+    """The walk's state with nothing but its constants: `_shadowed` reads no more."""
+
+    def _value(self, node: ast.expr, target: Target | None = None) -> Value:
+        raise NotImplementedError
+
+
+_keys = st.builds(
+    lambda root, tail: root + tail, _names, st.sampled_from(("", ".x", ".x.y", "[0]", "_1", "x"))
+)
+
+
+@settings(max_examples=100)
+@given(st.lists(_keys, unique=True), st.lists(_names, max_size=8))
+def test_assignments_hide_the_constants_a_pass_over_every_constant_finds(
+    keys: list[str], assigned: list[str]
+) -> None:
+    state = _Constants.__new__(_Constants)  # built without a program: only its constants are read
+    state._constants = dict.fromkeys(keys, 1)
+    state._constant_roots = None
+    remaining = set(keys)
+    for name in assigned:
+        hidden = {key for key in remaining if key == name or key.startswith((name + ".", name + "["))}
+        assert set(state._shadowed(name)) == hidden
+        for key in hidden:
+            del state._constants[key]
+        remaining -= hidden
