@@ -1,5 +1,5 @@
-"""Verdicts that provers of equal scope share within one run (`planner suggest` plans a kernel once
-per candidate weight, and a file often repeats a kernel's loops).
+"""Verdicts that provers of equal scope share within one run (docs/design/proofs.md section 10):
+`planner suggest` plans a kernel once per candidate weight, and a file often repeats a kernel's loops.
 
 What a prover's solver answers is a function of its scope, its resource limit and the
 obligations it sent to Z3 before, in order: each prover owns a fresh Z3 context, so nothing
