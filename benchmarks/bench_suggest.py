@@ -4,10 +4,12 @@ and 1,000 candidate weights.
 Each kernel has one ND weight read into a matmul's B operand (two in three plan as NZ; the
 third is refused on an unaligned row offset, `--refused-every`), and one kernel in ten is
 called by a host function that passes the weight on, so its caller is annotated with it.
-Both commands run in process (`suggest_text`, `plan_text`) on the same text; the median wall
-time of each and their ratio (goal: suggest <= 2x plan, linear in the file) are measured in
-the same run. `plan` of these ND files reads them and plans nothing; `suggest` also plans
-every weight as NZ, and a refusal is confirmed by Z3. Not a test.
+Both commands run in process (`suggest_text`, `plan_text`) on the same text, taking turns so
+a change in the machine's load reaches both; the median wall time of each and their ratio
+(goal: suggest <= 2x plan, linear in the file) are measured in the same run, with the ratio of
+their median CPU times beside it (steadier on a loaded machine). `plan` of these ND files reads
+them and plans nothing; `suggest` also plans every weight as NZ, and a refusal is confirmed by
+Z3. Not a test.
 
     .venv/bin/python benchmarks/bench_suggest.py [--candidates 10 100 1000] [--repeats 5] [--refused-every 3]
 """
@@ -15,9 +17,8 @@ every weight as NZ, and a refusal is confirmed by Z3. Not a test.
 from __future__ import annotations
 
 import argparse
-import statistics
-import time
-from collections.abc import Callable
+
+from bench_suggest_files import alternating_medians
 
 from planner.adapters.pypto import plan_text
 from planner.advice.suggest import suggest_text
@@ -75,33 +76,30 @@ def generated_source(candidates: int, refused_every: int = 3) -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
-def median_seconds(run: Callable[[], object], repeats: int) -> float:
-    samples = []
-    for _ in range(repeats):
-        started = time.perf_counter()
-        run()
-        samples.append(time.perf_counter() - started)
-    return statistics.median(samples)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--candidates", type=int, nargs="+", default=[10, 100, 1000])
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--refused-every", type=int, default=3, help="one refused weight in N (0: none)")
     arguments = parser.parse_args()
-    print(f"{'candidates':>10} {'lines':>7} {'plan':>10} {'suggest':>10} {'ratio':>7} {'per candidate':>14}")
+    print(
+        f"{'candidates':>10} {'lines':>7} {'plan':>10} {'suggest':>10} {'ratio':>7} {'cpu':>7} "
+        f"{'per candidate':>14}"
+    )
     for count in arguments.candidates:
         text = generated_source(count, arguments.refused_every)
         found = suggest_text(text, filename="b.py").response.tensors
         assert len(found) == count, "every kernel's weight is a candidate"
-        planned = median_seconds(lambda text=text: plan_text(text, filename="b.py"), arguments.repeats)
-        suggested = median_seconds(lambda text=text: suggest_text(text, filename="b.py"), arguments.repeats)
+        runs = [
+            lambda text=text: plan_text(text, filename="b.py"),
+            lambda text=text: suggest_text(text, filename="b.py"),
+        ]
+        (planned, planned_cpu), (suggested, suggested_cpu) = alternating_medians(runs, arguments.repeats)
         ratio = suggested / planned
         verdict = "" if ratio <= GOAL else f"  (goal {GOAL}x)"
         print(
             f"{count:>10} {text.count(chr(10)):>7} {planned * 1e3:8.1f}ms {suggested * 1e3:8.1f}ms "
-            f"{ratio:6.2f}x {suggested / count * 1e3:11.2f}ms{verdict}"
+            f"{ratio:6.2f}x {suggested_cpu / planned_cpu:6.2f}x {suggested / count * 1e3:11.2f}ms{verdict}"
         )
 
 

@@ -35,7 +35,7 @@ from planner.adapters.pypto.reading.program import Program, ProgramFunction
 from planner.adapters.pypto.writing.diagnostics import diagnostic_position
 from planner.adapters.pypto.writing.kernel_report import unread_kernels
 from planner.adapters.pypto.writing.unresolved_report import parameter_unresolved
-from planner.advice.edited_program import edited_program
+from planner.advice.edited_program import KeptFunctions, edited_program
 from planner.advice.nz_annotations import (
     Blocked,
     ParameterSite,
@@ -47,6 +47,7 @@ from planner.advice.protocol import LayoutSuggestResponse, SuggestedLoad, Sugges
 from planner.advice.weight_feeds import b_operand_parameters
 from planner.layout import plan
 from planner.layout.protocol import Diagnostic, LayoutPlanResponse, LoadOp, SliceOp
+from planner.proofs.shared import shared_verdicts
 from planner.targets.ascend import ASCEND_DTYPES
 
 
@@ -98,7 +99,9 @@ def suggest_text(
     program, _, failures = read_kernels(body, filename=filename, options=options, context=context)
     unread = frozenset(index for index, function in enumerate(program.functions) if id(function) in failures)
     candidates = list(_candidates(program, unread))
-    verdicts = [_dry_run(program, options, candidate) for candidate in candidates]
+    kept: KeptFunctions = {}  # callers annotated along with several weights are read again once
+    with shared_verdicts():  # a kernel planned once per weight poses its loops' obligations each time
+        verdicts = [_dry_run(program, options, candidate, kept) for candidate in candidates]
     edits = {
         edit
         for candidate, verdict in zip(candidates, verdicts, strict=True)
@@ -151,7 +154,9 @@ def _imported_extents(function: ProgramFunction, parameter: str) -> tuple[str, .
     )
 
 
-def _dry_run(program: Program, options: Mapping[str, str] | None, candidate: Candidate) -> SuggestedTensor:
+def _dry_run(
+    program: Program, options: Mapping[str, str] | None, candidate: Candidate, kept: KeptFunctions
+) -> SuggestedTensor:
     """Plan the functions the candidate and the callers forwarding to it are in, with just those NZ."""
     site = candidate.site
     where = {
@@ -169,7 +174,7 @@ def _dry_run(program: Program, options: Mapping[str, str] | None, candidate: Can
     sites = [site, *(caller for caller, _ in candidate.callers)]
     touched = sorted({s.function_index for s in sites})  # file order: the first unreadable one blocks
     try:
-        annotated = edited_program(program, candidate.edits, touched)
+        annotated = edited_program(program, candidate.edits, touched, kept)
         models = dict(zip(touched, read_functions(annotated, touched, options), strict=True))
     except AdapterInputError as exc:  # the annotated file no longer reads: that is the blocker
         unreadable = Diagnostic(code=exc.code, message=exc.message, tensor=site.name)

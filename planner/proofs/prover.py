@@ -6,7 +6,9 @@ Each obligation is first tried on the range/residue domains of `planner.proofs.a
 (microseconds, no solver); what they do not establish is checked under push/pop: `proven`
 when its negation is unsatisfiable under every reading the division semantics admits,
 `refuted` with a counterexample that the concrete semantics confirms under a named reading,
-`unknown` otherwise (a resource limit included) -- never proven on a guess.
+`unknown` otherwise (a resource limit included) -- never proven on a guess. Inside a
+`planner.proofs.shared.shared_verdicts()` block, provers of equal scope share what their
+solvers decided along equal histories, so a repeated kernel builds no second solver.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from planner.proofs.dtype import DivisionSemantics, Reading, goal_dtype, reading
 from planner.proofs.expr import Expr, ExpressionError, parse_expr
 from planner.proofs.protocol import Binding
 from planner.proofs.scope import make_scope
+from planner.proofs.shared import History, active
 
 if TYPE_CHECKING:  # imported where the first obligation reaches the solver: runs without one skip Z3
     import z3
@@ -61,6 +64,7 @@ class Verdict:
 
 ObligationKey: TypeAlias = tuple[Expr, GoalName, int, DivisionSemantics]
 WindowKey: TypeAlias = tuple[Expr, Expr, int, DivisionSemantics]
+SolverTask: TypeAlias = tuple[Literal["goal"], ObligationKey] | tuple[Literal["window"], WindowKey]
 Replay: TypeAlias = tuple[bool, int | None]  # (the goal breaks, the executed value) under one reading
 
 
@@ -91,6 +95,10 @@ class Prover:
         self._z3: tuple[Encoder, z3.Solver] | None = None
         self._cache: dict[ObligationKey | WindowKey, Verdict] = {}
         self._vacuous: dict[DivisionSemantics, bool] = {}
+        self._sent: list[SolverTask] = []  # read off the shared tree, in order, before a solver is built
+        shared = active()
+        root = (self.scope.declarations, self.scope.index_bits, rlimit)
+        self._history: History | None = shared.root(root) if shared is not None else None
 
     @property
     def _encoder(self) -> Encoder:
@@ -174,6 +182,41 @@ class Prover:
         domain = self._domain(division)
         if domain is not None and domain.proves(expr, goal, factor):
             return Verdict(goal, "proven")
+        return self._by_solver(("goal", (expr, goal, factor, division)))
+
+    def _decide_window(self, offset: Expr, extent: Expr, bound: int, division: DivisionSemantics) -> Verdict:
+        domain = self._domain(division)
+        if domain is not None and domain.proves_window(offset, extent, bound):
+            return Verdict("at_most", "proven")
+        return self._by_solver(("window", (offset, extent, bound, division)))
+
+    def _by_solver(self, task: SolverTask) -> Verdict:
+        """What the solver answers after this prover's history: read off the shared tree while this
+        prover has built no solver, else decided on its own (`planner.proofs.shared`)."""
+        history = self._history
+        if self._z3 is None and history is not None and task in history.next:
+            verdict, self._history = history.next[task]
+            self._sent.append(task)
+            return verdict
+        try:
+            if self._z3 is None:
+                for earlier in self._sent:  # the solver a prover alone would have: same checks, same order
+                    self._solved(earlier)
+                self._sent.clear()
+            verdict = self._solved(task)
+        except BaseException:
+            self._history = None  # this solver's history is no longer one another prover can have
+            raise
+        if history is not None:
+            self._history = history.after(task, verdict)
+        return verdict
+
+    def _solved(self, task: SolverTask) -> Verdict:
+        if task[0] == "goal":
+            return self._solved_goal(*task[1])
+        return self._solved_window(*task[1])
+
+    def _solved_goal(self, expr: Expr, goal: GoalName, factor: int, division: DivisionSemantics) -> Verdict:
         import z3
 
         term = self._encoder.term(expr)
@@ -187,10 +230,7 @@ class Prover:
 
         return self._solve(goal, broken, division, self.scope.free_names(expr), replay)
 
-    def _decide_window(self, offset: Expr, extent: Expr, bound: int, division: DivisionSemantics) -> Verdict:
-        domain = self._domain(division)
-        if domain is not None and domain.proves_window(offset, extent, bound):
-            return Verdict("at_most", "proven")
+    def _solved_window(self, offset: Expr, extent: Expr, bound: int, division: DivisionSemantics) -> Verdict:
         import z3
 
         end = self._encoder.window_end(offset, extent)

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from planner.adapters.outcome import AdapterInputError
 from planner.adapters.pypto import plan_text
 from planner.adapters.pypto.reading.program import parse_program
-from planner.advice.edited_program import edited_program
+from planner.advice.edited_program import KeptFunctions, edited_program
 from planner.advice.nz_annotations import nd_tensor_parameters
 from planner.advice.suggest import suggest_text
 from tests.support.hypothesis_budget import lowered
@@ -162,20 +162,40 @@ ONE_LINE = (
 )
 
 
+COMMENTED = ONE_LINE.replace("):\n", "):  # the weight\n    # comes in ND\n\n", 1)
+BODY_ON_SIGNATURE_LINE = ONE_LINE.replace("):\n    é[:, :]", "): é[:, :]", 1).replace("    return é\n", "")
+
+
 @pytest.mark.parametrize(
     "text",
-    [(ROOT / "examples" / "pypto" / "suggest_weights.py").read_text(encoding="utf-8"), ONE_LINE],
-    ids=["printed-methods", "one-line-signature"],
+    [
+        (ROOT / "examples" / "pypto" / "suggest_weights.py").read_text(encoding="utf-8"),
+        ONE_LINE,
+        COMMENTED,
+        BODY_ON_SIGNATURE_LINE,
+    ],
+    ids=["printed-methods", "one-line-signature", "comments-before-the-body", "body-on-the-signature-line"],
 )
 def test_an_edited_program_holds_the_nodes_a_parse_of_the_edited_text_gives(text: str) -> None:
-    """Each parameter annotated alone: the re-read function's nodes, positions included, are those of
-    the whole edited text parsed again (later parameters on the same line move right)."""
+    """Each parameter annotated alone and with one of another function: the re-read functions' nodes,
+    positions included, are those of the whole edited text parsed again (later parameters on the
+    same line move right), whether read again or found kept from an earlier edit of that function."""
     program = parse_program(text, "k.py")
-    for index in range(len(program.functions)):
-        for site in nd_tensor_parameters(program, index).values():
-            edited = edited_program(program, [site.edit], [index])
+    sites = [
+        site
+        for index in range(len(program.functions))
+        for site in nd_tensor_parameters(program, index).values()
+    ]
+    kept: KeptFunctions = {}
+    for site in sites:
+        index = site.function_index
+        for other in [None, *(s for s in sites if s.function_index != index)]:  # `kept` serves the later ones
+            also = [other] if other is not None else []
+            touched = [index, *(s.function_index for s in also)]
+            edited = edited_program(program, [site.edit, *(s.edit for s in also)], touched, kept)
             reread = parse_program(edited.source.text, "k.py")
-            got, expected = edited.functions[index].node, reread.functions[index].node
-            assert ast.dump(got, include_attributes=True) == ast.dump(expected, include_attributes=True)
-            last = got.args.args[-1]
-            assert edited.source.position(last) == reread.source.position(expected.args.args[-1])
+            for each in touched:
+                got, expected = edited.functions[each].node, reread.functions[each].node
+                assert ast.dump(got, include_attributes=True) == ast.dump(expected, include_attributes=True)
+                last = got.args.args[-1]
+                assert edited.source.position(last) == reread.source.position(expected.args.args[-1])

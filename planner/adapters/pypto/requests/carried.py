@@ -13,6 +13,7 @@ import ast
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from weakref import WeakKeyDictionary
 
 
 def rebound_names(statements: list[ast.stmt]) -> list[str]:
@@ -22,12 +23,31 @@ def rebound_names(statements: list[ast.stmt]) -> list[str]:
 
 def _stores(statements: list[ast.stmt]) -> Iterator[str]:
     """Each binding of a name by the statements (nested blocks included), in order."""
-    for statement in _nested(statements):
-        for target in _binding_targets(statement):
-            for name in ast.walk(target):
-                if isinstance(name, ast.Name) and isinstance(name.ctx, ast.Store):
-                    yield name.id
-        yield from _named_targets(statement)
+    for statement in statements:
+        yield from _bound_by(statement)
+
+
+# Every loop asks for its body's bindings, once per walk of the function and again for each
+# loop around it: found once per statement node instead (a parsed tree is never edited).
+_BOUND: WeakKeyDictionary[ast.stmt, tuple[str, ...]] = WeakKeyDictionary()
+
+
+def _bound_by(statement: ast.stmt) -> tuple[str, ...]:
+    """Each binding of a name by the statement, then by the statements of its blocks, depth first."""
+    found = _BOUND.get(statement)
+    if found is None:
+        names = [
+            name.id
+            for target in _binding_targets(statement)
+            for name in ast.walk(target)
+            if isinstance(name, ast.Name) and isinstance(name.ctx, ast.Store)
+        ]
+        names += _named_targets(statement)
+        for block in _blocks(statement):
+            for inner in block:
+                names += _bound_by(inner)
+        found = _BOUND[statement] = tuple(names)
+    return found
 
 
 _BLOCKS = ("body", "orelse", "finalbody", "handlers", "cases")
@@ -47,14 +67,11 @@ def _named_targets(statement: ast.stmt) -> Iterator[str]:
             pending.extend(value for _, value in ast.iter_fields(item))
 
 
-def _nested(statements: list[ast.stmt]) -> Iterator[ast.stmt]:
-    """The statements and, depth first, every statement of their blocks."""
-    for statement in statements:
-        yield statement
-        for block in ("body", "orelse", "finalbody"):
-            yield from _nested(getattr(statement, block, []))
-        for clause in [*getattr(statement, "handlers", []), *getattr(statement, "cases", [])]:
-            yield from _nested(clause.body)
+def _blocks(statement: ast.stmt) -> list[list[ast.stmt]]:
+    """The statement's blocks in order: body, else, finally, then each handler's and case's body."""
+    blocks: list[list[ast.stmt]] = [getattr(statement, name, []) for name in ("body", "orelse", "finalbody")]
+    clauses = [*getattr(statement, "handlers", []), *getattr(statement, "cases", [])]
+    return blocks + [clause.body for clause in clauses]
 
 
 def _binding_targets(statement: ast.stmt) -> list[ast.expr]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 from typing import Final
+from weakref import WeakKeyDictionary
 
 from planner.adapters.pypto.base.expressions import callee_of
 from planner.adapters.pypto.requests.reach import Env, StructuredWalk
@@ -33,9 +34,22 @@ def is_window(node: ast.expr) -> bool:
 
 def matmul_fed_windows(body: list[ast.stmt]) -> frozenset[int]:
     """The `id()` of every window node whose value may reach a matmul operand."""
+    statements = tuple(map(id, body))
+    kept = _FED.get(body[0]) if body else None
+    if kept is not None and kept[0] == statements:
+        return kept[1]
     analysis = _Analysis()
     analysis.block(body, {})
-    return analysis.flow.reached()
+    found = analysis.flow.reached()
+    if body:
+        _FED[body[0]] = (statements, found)
+    return found
+
+
+# A body read again (`planner suggest` reads a kernel once more per candidate weight, with the
+# body's very nodes) has the windows it had: kept by its first statement, for exactly its
+# statements, while that node lives (the window nodes are inside them, so their ids stay theirs).
+_FED: WeakKeyDictionary[ast.stmt, tuple[tuple[int, ...], frozenset[int]]] = WeakKeyDictionary()
 
 
 class _Analysis(StructuredWalk[int]):

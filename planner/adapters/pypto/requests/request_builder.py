@@ -9,6 +9,7 @@ never assumed to be anything (docs/design/nz-layout.md section 7.3: unknown call
 from __future__ import annotations
 
 import ast
+import re
 from abc import ABC, abstractmethod
 
 from pydantic import JsonValue
@@ -56,6 +57,7 @@ class FunctionState(ABC):
         self._types = TypeReader(program.source, self._expr, lambda node: dtypes.get(ast.unparse(node)))
         self._values: dict[str, Value] = {}
         self._constants = dict(program.constants if resolved is None else resolved.values)  # not shadowed
+        self._constant_roots: dict[str, list[str]] | None = None  # `_constants` by root name, on first use
         self._assigned: list[set[str]] = [set()]
         self._out = Collected()
         self._op_results: set[str] = set()  # tensors an op defines (slice results)
@@ -107,9 +109,21 @@ class FunctionState(ABC):
     def _assign(self, name: str, value: Value) -> None:
         self._values[name] = value
         if name in self._constants or self._function.constants is not None:
-            for key in [key for key in self._constants if _roots(key, name)]:
-                del self._constants[key]
+            for key in self._shadowed(name):
+                self._constants.pop(key, None)
         self._assigned[-1].add(name)
+
+    def _shadowed(self, name: str) -> list[str]:
+        """The constants `name` or an attribute or item of it spells, which binding `name` hides:
+        found by their root name in an index built once, not by a pass over every constant for
+        every assignment of the kernel."""
+        if _ROOT_END.search(name):
+            return [key for key in self._constants if _roots(key, name)]
+        if self._constant_roots is None:
+            self._constant_roots = {}
+            for key in self._constants:
+                self._constant_roots.setdefault(_ROOT_END.split(key, 1)[0], []).append(key)
+        return self._constant_roots.pop(name, [])
 
     def _bind_scalar(
         self, name: str, kind: type[Binding], declared: ScalarType | None = None, **fields: JsonValue
@@ -215,6 +229,9 @@ class FunctionState(ABC):
         name = self._names.fresh("opaque", spelling)
         self._out.bindings.append(ParamBinding(name=name))
         return Name(name)
+
+
+_ROOT_END = re.compile(r"[.\[]")  # where a spelled constant's root name ends (`M.hidden_size`, `M[0]`)
 
 
 def _roots(key: str, name: str) -> bool:
