@@ -269,6 +269,43 @@ def test_a_file_of_skipped_kernels_only_plans_nothing_and_exits_0(tmp_path: Path
     assert done.stderr.count("warning: [adapter.pypto.skipped_kernel]") == 2
 
 
+EXTERN = textwrap.dedent(
+    """\
+    _ENTRY = "kernels/fused/entry.cpp"
+
+
+    @pl.jit.extern(core_type="aiv", source=_ENTRY, include_dirs=())
+    def fused_norm(
+        x: pl.Out[pl.Tensor[[16, 64], pl.BF16]],
+        w: pl.Tensor[[64], pl.BF16],
+        eps: pl.Scalar[pl.FP32],
+    ) -> pl.Tensor[[16, 64], pl.BF16]: ...
+    """
+)
+
+
+def test_an_extern_kernel_is_skipped_for_its_cpp_body_and_the_file_still_reads(tmp_path: Path) -> None:
+    path = tmp_path / "k.py"
+    path.write_text(HEAD + EXTERN)
+    done = cli(path, "--json")
+    assert done.returncode == 0, done.stderr
+    (status,) = json.loads(done.stdout)["kernels"]
+    assert (status["name"], status["status"], status["line"]) == ("fused_norm", "skipped", 11)
+    assert "extern kernel" in status["reason"] and "@pl.jit.extern" in status["reason"]
+    assert done.stderr.count("warning: [adapter.pypto.skipped_kernel]") == 1
+
+
+def test_an_extern_kernel_beside_a_jit_kernel_leaves_its_plan_as_it_was() -> None:
+    alone = kernel()
+    beside = alone + "\n\n" + EXTERN
+    assert nz_plan(beside) == nz_plan(alone)
+    statuses = plan_text(beside, filename="k.py").report["kernels"]
+    assert [(k["name"], k["status"]) for k in statuses] == [
+        ("build.<locals>.k", "planned"),
+        ("fused_norm", "skipped"),
+    ]
+
+
 LOAD = (
     "t: pl.Tile[[64, 32], pl.FP16, pl.Mem.Mat] = pl.tile.load(w, [0, 32], [64, 32], target_memory=pl.Mem.Mat)"
 )
