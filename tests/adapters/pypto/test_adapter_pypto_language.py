@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from planner.adapters.outcome import AdapterInputError
 from planner.adapters.pypto import plan_text
+from tests.support.commands import PLANNER as PLANNER_COMMAND
 
 PLANNER = str(Path(sys.executable).with_name("planner"))
 
@@ -304,6 +305,53 @@ def test_an_extern_kernel_beside_a_jit_kernel_leaves_its_plan_as_it_was() -> Non
         ("build.<locals>.k", "planned"),
         ("fused_norm", "skipped"),
     ]
+
+
+STACKED = textwrap.dedent(
+    """\
+    H = 4
+
+
+    @pl.jit
+    def heads(
+        q: pl.Tensor[[16, 128], pl.BF16],
+        w: pl.Tensor[[H, 128, 512], pl.BF16, pl.NZ],
+        out: pl.Out[pl.Tensor[[16, 512], pl.FP32]],
+    ):
+        for h in pl.range(H):
+            with pl.incore():
+                o = pl.matmul(q, pl.slice(w, [128, 512], [h, 0, 0]))
+                out = pl.assemble(out, o, [0, 0])
+        return out
+    """
+)
+
+
+def test_a_window_naming_fewer_axes_than_its_nz_tensor_has_refuses_the_kernel(tmp_path: Path) -> None:
+    path = tmp_path / "k.py"
+    path.write_text(HEAD + STACKED)
+    done = cli(path, "--json")
+    assert done.returncode == 1, done.stderr
+    (status,) = json.loads(done.stdout)["kernels"]
+    assert (status["status"], status["code"], status["line"]) == (
+        "refused",
+        "adapter.pypto.unevaluated_nz",
+        18,
+    )
+    assert "rank-3 NZ tensor 'w' with 3 offsets and 2 extents" in status["reason"]
+    assert "Fix:" in status["reason"]
+
+
+def test_suggest_gives_a_weight_windowed_by_fewer_axes_a_verdict_instead_of_stopping_the_file(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "k.py"
+    path.write_text(HEAD + STACKED.replace(", pl.NZ]", "]"))
+    done = subprocess.run([*PLANNER_COMMAND, "suggest", str(path), "--json"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    (weight,) = json.loads(done.stdout)["tensors"]
+    assert (weight["name"], weight["eligible"]) == ("w", False)
+    assert weight["blocking"]["code"] == "adapter.pypto.unevaluated_nz"
 
 
 LOAD = (
