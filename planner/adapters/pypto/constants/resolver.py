@@ -43,7 +43,7 @@ from planner.adapters.pypto.constants.scopes import (
 
 MAX_MODULES: Final = 256
 INDEX_RANGE: Final = range(-(2**63), 2**63)
-_BUILTINS: Final = frozenset({"min", "max", "abs", "property"})
+_BUILTINS: Final = frozenset({"min", "max", "abs", "int", "property"})
 # Modules that are libraries, not the user's code: not finding one on the module path is normal.
 _LIBRARIES: Final = sys.stdlib_module_names | {"pypto", "numpy", "torch", "pytest"}
 _DATACLASS: Final = ("dataclasses.dataclass",)
