@@ -205,6 +205,65 @@ def test_int_of_a_flag_resolves_and_int_of_text_stays_symbolic() -> None:
     assert found == {"OUT_DIM": 256, "HALF": 42, "PARSED": None}
 
 
+PLAIN_CONFIG = textwrap.dedent(
+    """\
+    class _FlashConfig:
+        \"\"\"A subset of a model preset, inlined.\"\"\"
+
+        hidden_size = 4096
+        head_dim = 512
+        qk_rope_head_dim = 64
+        wide = hidden_size * 2
+
+        @property
+        def nope_head_dim(self) -> int:
+            return self.head_dim - self.qk_rope_head_dim
+
+
+    class _Built:
+        def __init__(self) -> None:
+            self.hidden_size = 8
+
+        hidden_size = 4096
+
+
+    class _Patched:
+        hidden_size = 4096
+
+
+    class _Derived(_FlashConfig):
+        pass
+
+
+    _Patched.hidden_size = 8
+    M = _FlashConfig()
+    BUILT = _Built()
+    PATCHED = _Patched()
+    DERIVED = _Derived()
+    """
+)
+
+
+def test_an_instance_of_a_plain_class_of_the_kernel_file_reads_its_class_attributes() -> None:
+    reads = ["M.hidden_size", "M.wide", "M.nope_head_dim", "BUILT.hidden_size", "PATCHED.hidden_size"]
+    reads += ["DERIVED.hidden_size", "C.M.hidden_size"]
+    kernel = "import pypto.language as pl\nimport cfg as C\n" + PLAIN_CONFIG
+    kernel += f"\n\n@pl.jit\ndef k():\n    return ({', '.join(reads)},)\n"
+    context = ResolveContext(GivenModules({"cfg": PLAIN_CONFIG}))
+    (function,) = parse_program(kernel, "k.py", context).functions
+    assert function.constants is not None
+    found = {key: function.constants.values.get(key) for key in reads}
+    assert found == {
+        "M.hidden_size": 4096,
+        "M.wide": 8192,
+        "M.nope_head_dim": 448,
+        "BUILT.hidden_size": None,  # __init__ sets what an instance reads
+        "PATCHED.hidden_size": None,  # the file stores into the class
+        "DERIVED.hidden_size": None,  # a base class: its attributes are not followed
+        "C.M.hidden_size": None,  # an imported module's instance: any importer may change it
+    }
+
+
 def test_a_frozen_dataclass_config_and_its_property_resolve_as_python_computes() -> None:
     config = textwrap.dedent(
         """\

@@ -81,12 +81,14 @@ class Module:
 
 @dataclass(eq=False)
 class Record:
-    """A frozen dataclass or NamedTuple class: its fields (name, default node, defining scope)."""
+    """A frozen dataclass or NamedTuple class: its fields (name, default node, defining scope).
+    `plain`: a plain class of the kernel file, whose instances read its class attributes."""
 
     node: ast.ClassDef
     scope: Scope
     fields: tuple[tuple[str, ast.expr | None], ...]
     tuple_like: bool
+    plain: bool = False
 
 
 @dataclass(frozen=True)
@@ -362,6 +364,8 @@ class Resolver(Evaluator):
         for statement in record.node.body:
             if isinstance(statement, ast.FunctionDef) and statement.name == name:
                 return self._property(record, statement, instance)
+        if record.plain:
+            return self.attribute(Traced(_ClassHandle(record.node, record.scope)), name).value
         raise Unresolved
 
     def _property(self, record: Record, method: ast.FunctionDef, instance: Instance) -> Any:
@@ -382,6 +386,8 @@ class Resolver(Evaluator):
     def construct(self, record: Any, arguments: list[Any], keywords: dict[str, Any]) -> Any:
         if not isinstance(record, _ClassHandle):
             raise Unresolved
+        if not arguments and not keywords and self._plain_class(record):
+            return Instance(Record(record.node, record.scope, (), False, plain=True), ())
         found = self._record(record)
         if found is None or len(arguments) > len(found.fields):
             raise Unresolved
@@ -432,6 +438,23 @@ class Resolver(Evaluator):
                     continue
                 fields[statement.target.id] = self._default(statement.value, scope)
         return Record(node, scope, tuple(fields.items()), tuple_like)
+
+    def _plain_class(self, handle: _ClassHandle) -> bool:
+        """A class of the kernel file with no base, decorator, keyword or special method, that no
+        statement of the file stores into: `M = _FlashConfig()` reads what `_FlashConfig.x`
+        reads, as a module constant of the file does (section 19). Instances of an imported
+        module's classes stay unread: any importer may change them."""
+        node = handle.node
+        if handle.scope.module is not self.main or node.bases or node.keywords or node.decorator_list:
+            return False
+        if any(isinstance(s, ast.FunctionDef) and s.name.startswith("__") for s in node.body):
+            return False
+        return not any(
+            isinstance(inner, ast.Attribute | ast.Subscript)
+            and isinstance(inner.ctx, ast.Store | ast.Del)
+            and _root_name(inner) == node.name
+            for inner in ast.walk(self.main.tree)
+        )
 
     def _default(self, node: ast.expr | None, scope: Scope) -> ast.expr | None:
         """A field's default: the value, or `field(default=...)`; `default_factory` has none we read."""
@@ -484,6 +507,12 @@ def _parse_value(spelled: str) -> ast.expr | None:
         return ast.parse(spelled, mode="eval").body
     except SyntaxError:
         return None
+
+
+def _root_name(node: ast.expr) -> str | None:
+    while isinstance(node, ast.Attribute | ast.Subscript):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else None
 
 
 def _is_docstring(statement: ast.stmt) -> bool:
