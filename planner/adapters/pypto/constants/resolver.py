@@ -305,7 +305,7 @@ class Resolver(Evaluator):
             return None
         if text is None:
             if name.partition(".")[0] not in _LIBRARIES:
-                self._missing[name] = "is not on the module path (--module-path)"
+                self._missing[name] = "is not on the module path (--path DIR, PLANNER_PATH)"
             return None
         try:
             with warnings.catch_warnings():
