@@ -42,6 +42,8 @@ CONSTRUCTS: dict[str, tuple[str, str, str]] = {
     "distributed": ("x: pld.DistributedTensor[[1, SIZE], pl.FP32]", "", ""),
     "memref": ("x: pl.Tensor[[64, 64], pl.FP32, pl.MemRef('mem_ddr_0', 0, 16384)]", "", ""),
     "layout and memref": ("x: pl.Tensor[[64, 64], pl.FP32, pl.ND, pl.MemRef(0, 16384, 2)]", "", ""),
+    "manual dep": ("x: pl.Tensor[[64, 64], pl.FP32, pl.ManualDep]", "", ""),
+    "layout and manual dep": ("x: pl.Out[pl.Tensor[[64, 64], pl.FP32, pl.ND, pl.ManualDep]]", "", ""),
     "tensor view pad": (
         "x: pl.Tensor[[64, 64], pl.FP32, pl.TensorView(stride=[], layout=pl.TensorLayout.ND, "
         "pad=pl.TilePad.zero)]",
@@ -138,6 +140,13 @@ def test_a_dtype_parameter_of_an_nz_tensor_is_planned_once_bound(tmp_path: Path)
     assert done.returncode == 0, done.stderr
     assert "planned for build(dt=pl.BF16)" in done.stdout
     assert "NZ tensor 'v': blocked shape [1, 4, 4, 16, 16]" in done.stdout
+
+
+def test_a_manual_dep_marker_on_an_nz_tensor_leaves_it_planned_as_without_it() -> None:
+    marked = kernel().replace(NZ_PARAM, "w: pl.Tensor[[64, 128], pl.FP16, pl.NZ, pl.ManualDep]")
+    assert marked != kernel()
+    assert nz_plan(marked) == nz_plan(kernel())
+    assert nz_plan(marked)[0][0][0]["layout"] == "NZ"
 
 
 def test_a_dtype_default_or_local_resolves_like_a_constant() -> None:
