@@ -283,7 +283,7 @@ class OpReader(ArgumentReader):
 
     def _matmul(self, call: ast.Call, op: str, target: Target | None) -> Value:
         """Section 12: an Acc tile made by a matmul carries its producer for the N-split."""
-        values = [self._value(argument) for argument in call.args]
+        values = [self._matmul_operand(argument) for argument in call.args]
         for keyword in call.keywords:
             self._value(keyword.value)
         names = [nz_name(value) for value in values]
@@ -303,6 +303,10 @@ class OpReader(ArgumentReader):
         if result_dtype is None:
             return TileValue(None, producer)  # an out_dtype the reader does not evaluate: type unknown
         return TileValue(matmul_result_type(operands, producer, result_dtype), producer)
+
+    def _matmul_operand(self, node: ast.expr) -> Value:
+        """A positional argument of a matmul (printed IR: its value as written)."""
+        return self._value(node)
 
     def _operand_tile(self, value: Value) -> TileValue:
         """A matmul operand as a tile (printed IR: only tiles are operands)."""
