@@ -264,6 +264,56 @@ def test_an_instance_of_a_plain_class_of_the_kernel_file_reads_its_class_attribu
     }
 
 
+REPLACED_CONFIG = textwrap.dedent(
+    """\
+    from dataclasses import dataclass, replace
+    from typing import NamedTuple
+
+
+    class Tiles(NamedTuple):
+        m: int
+        k: int = 256
+
+
+    @dataclass(frozen=True)
+    class Model:
+        hidden_size: int
+        head_dim: int = 512
+        rope: int = 64
+
+        @property
+        def nope(self) -> int:
+            return self.head_dim - self.rope
+
+
+    PRO = Model(7168)
+    PRO_KERNEL = replace(PRO, head_dim=256)
+    TILES = replace(Tiles(16), k=128)
+    WRONG = replace(PRO, heads=8)
+    """
+)
+
+
+def test_dataclasses_replace_of_a_frozen_dataclass_instance_resolves_as_python_computes() -> None:
+    reads = ["C.PRO_KERNEL.head_dim", "C.PRO_KERNEL.hidden_size", "C.PRO_KERNEL.nope", "C.PRO.head_dim"]
+    reads += ["C.TILES.k", "C.WRONG.hidden_size"]
+    kernel = "import pypto.language as pl\nimport cfg as C\n\n\n@pl.jit\ndef k():\n"
+    kernel += f"    return ({', '.join(reads)},)\n"
+    (function,) = parse_program(
+        kernel, "k.py", ResolveContext(GivenModules({"cfg": REPLACED_CONFIG}))
+    ).functions
+    assert function.constants is not None
+    found = {key: function.constants.values.get(key) for key in reads}
+    assert found == {
+        "C.PRO_KERNEL.head_dim": 256,
+        "C.PRO_KERNEL.hidden_size": 7168,
+        "C.PRO_KERNEL.nope": 192,
+        "C.PRO.head_dim": 512,  # replace makes a new instance
+        "C.TILES.k": None,  # a NamedTuple is replaced with its own _replace, not dataclasses.replace
+        "C.WRONG.hidden_size": None,  # Python raises TypeError for a field the class does not have
+    }
+
+
 def test_a_frozen_dataclass_config_and_its_property_resolve_as_python_computes() -> None:
     config = textwrap.dedent(
         """\

@@ -3,10 +3,11 @@
 Literals, arithmetic, comparisons, `and`/`or`/`not`, conditional expressions, `min`/`max`/`abs`,
 `int` of a number or a bool (`1 + int(OVERLAP)`), tuples, lists and dicts and their subscripts,
 names, and attributes of instances of frozen `@dataclass` and `NamedTuple` classes built from such
-values (defaults included) and of their one-`return` `@property` methods. Everything else (a call of
-any other function, an attribute of a library module, a comprehension, a lambda) is `Unresolved`, so
-its name stays symbolic. Every result is what Python computes for the same source; sizes are bounded
-so that no expression can make the evaluation slow or large.
+values (defaults included) and of their one-`return` `@property` methods; the resolver adds
+`dataclasses.replace` of such an instance. Everything else (a call of any other function, an
+attribute of a library module, a comprehension, a lambda) is `Unresolved`, so its name stays
+symbolic. Every result is what Python computes for the same source; sizes are bounded so that no
+expression can make the evaluation slow or large.
 """
 
 from __future__ import annotations

@@ -49,6 +49,7 @@ _LIBRARIES: Final = sys.stdlib_module_names | {"pypto", "numpy", "torch", "pytes
 _DATACLASS: Final = ("dataclasses.dataclass",)
 _NAMED_TUPLE: Final = ("typing.NamedTuple", "typing_extensions.NamedTuple")
 _FIELD: Final = "dataclasses.field"
+_REPLACE: Final = "dataclasses.replace"
 _FORBIDDEN_METHODS: Final = frozenset(
     {"__init__", "__new__", "__post_init__", "__getattr__", "__getattribute__"}
 )
@@ -384,6 +385,8 @@ class Resolver(Evaluator):
         return self.value(returned.value, scope)
 
     def construct(self, record: Any, arguments: list[Any], keywords: dict[str, Any]) -> Any:
+        if record == External(_REPLACE):
+            return _replaced(arguments, keywords)
         if not isinstance(record, _ClassHandle):
             raise Unresolved
         if not arguments and not keywords and self._plain_class(record):
@@ -479,6 +482,19 @@ class Resolver(Evaluator):
         return (
             options.get("frozen") is True and options.get("init", True) is True and not options.get("kw_only")
         )
+
+
+def _replaced(arguments: list[Any], keywords: dict[str, Any]) -> Instance:
+    """`dataclasses.replace(PRO, max_position_embeddings=16384)`: a frozen dataclass instance with
+    the named fields changed (the class has no `__post_init__` to run again: see `_read_record`)."""
+    if len(arguments) != 1 or not isinstance(arguments[0], Instance):
+        raise Unresolved
+    instance = arguments[0]
+    record: Record = instance.record
+    names = [name for name, _ in instance.fields]
+    if record.tuple_like or record.plain or any(name not in names for name in keywords):
+        raise Unresolved
+    return Instance(record, tuple((name, keywords.get(name, value)) for name, value in instance.fields))
 
 
 @dataclass(frozen=True, eq=False)
