@@ -16,7 +16,7 @@ import warnings
 from collections.abc import Mapping
 from contextlib import suppress
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any, Final, cast
 
 from planner.adapters.pypto.constants.constant_eval import Evaluator, External, Instance, Traced, Unresolved
 from planner.adapters.pypto.constants.extent_causes import (
@@ -228,6 +228,8 @@ class Resolver(Evaluator):
             cause = exc.cause
             if cause is None and isinstance(binding, Assigned):
                 cause = self._assigned_cause(scope, name, binding.value)
+            if isinstance(binding, Assigned) and (cause is None or cause.kind != "import_time"):
+                cause = self._import_time_cause(scope, binding.value) or cause
             self._memo_cause[key] = cause
             raise Unresolved(cause) from None
         finally:
@@ -264,7 +266,27 @@ class Resolver(Evaluator):
             module = bound.module if isinstance(bound, ImportedModule | ImportedName) else None
             if module is not None and module in self._missing:
                 return import_cause(name, module, self._missing[module], origin, value.lineno)
-        return binding_cause(name, value, origin)
+        called = {
+            inner.func.id: bound.node
+            for inner in ast.walk(value)
+            if isinstance(inner, ast.Call) and isinstance(inner.func, ast.Name)
+            if isinstance(bound := scope.bindings.certain(inner.func.id), Defined)
+            and isinstance(bound.node, ast.FunctionDef)
+        }
+        return binding_cause(name, value, origin, called)
+
+    def _import_time_cause(self, scope: Scope, value: ast.expr) -> Cause | None:
+        """A name the value reads that is chosen when the process starts: the cause that no
+        other evaluation would remove (`KERNEL_PRESETS[ACTIVE_VARIANT]`)."""
+        for inner in ast.walk(value):
+            if not isinstance(inner, ast.Name) or not isinstance(scope.bindings.certain(inner.id), Assigned):
+                continue
+            try:
+                self._bound(scope, inner.id)
+            except Unresolved as exc:
+                if exc.cause is not None and exc.cause.kind == "import_time":
+                    return cast(Cause, exc.cause)
+        return None
 
     def _parameter(self, scope: Scope, parameter: Parameter) -> Traced:
         spelled = self._binds.get(parameter.name)
