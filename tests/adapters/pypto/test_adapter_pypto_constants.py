@@ -18,8 +18,8 @@ from planner.adapters.pypto.constants.module_finder import GivenModules
 from planner.adapters.pypto.reading.program import parse_program
 from tests.support.hypothesis_budget import lowered
 
-# Values Python computes but the resolver must not read: calls of functions, library attributes,
-# comprehensions, names bound in a branch, a list changed after it is bound.
+# Values Python computes but the resolver must not read: calls of functions, `int` parsing text,
+# library attributes, comprehensions, names bound in a branch, a list changed after it is bound.
 PRELUDE = textwrap.dedent(
     """\
     import os
@@ -31,7 +31,15 @@ PRELUDE = textwrap.dedent(
     ITEMS.append(3)
     """
 )
-OPAQUE = ["seven()", "len(os.sep)", "[i for i in range(3)][1]", "BRANCHED", "ITEMS[0]", "os.sep.count('/')"]
+OPAQUE = [
+    "seven()",
+    "int('7')",
+    "len(os.sep)",
+    "[i for i in range(3)][1]",
+    "BRANCHED",
+    "ITEMS[0]",
+    "os.sep.count('/')",
+]
 
 
 @dataclass(frozen=True)
@@ -64,6 +72,8 @@ def terms(names: list[str]) -> st.SearchStrategy[Term]:
                 )
             ),
             children.map(lambda term: Term(f"abs({term.text})", term.opaque)),
+            children.map(lambda term: Term(f"int({term.text} < 0)", term.opaque)),  # `1 + int(OVERLAP)`
+            children.map(lambda term: Term(f"int({term.text} / 7)", term.opaque)),
             st.tuples(pair, st.integers(0, 1)).map(
                 lambda parts: Term(
                     f"({parts[0][0].text}, {parts[0][1].text})[{parts[1]}]",
@@ -89,11 +99,16 @@ def modules(draw: st.DrawFn) -> list[tuple[str, Term]]:
     return definitions
 
 
-def python_values(definitions: list[tuple[str, Term]]) -> dict[str, object]:
-    """What Python computes for each name (absent when evaluating it raises)."""
-    body = [(name, term.text) for name, term in definitions]
-    script = PRELUDE + textwrap.dedent(
-        f"""\
+def python_values(definitions: list[tuple[str, Term]], *, poisoned: bool = False) -> dict[str, object]:
+    """What Python computes for each name (absent when evaluating it raises). `poisoned`: with
+    every opaque term raising, so a name present then is one whose value reads no opaque term
+    (a branch not taken, as in `0 if c else seven()`, is not read)."""
+    body = [(name, _poison(term.text) if poisoned else term.text) for name, term in definitions]
+    script = (
+        PRELUDE
+        + "def _poison():\n    raise RuntimeError\n"
+        + textwrap.dedent(
+            f"""\
         import json
         values = {{}}
         for name, text in {[(name, text) for name, text in body]!r}:
@@ -104,6 +119,7 @@ def python_values(definitions: list[tuple[str, Term]]) -> dict[str, object]:
                 pass
         print(json.dumps(values))
         """
+        )
     )
     done = subprocess.run(
         [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=True
@@ -151,14 +167,151 @@ def test_a_resolved_constant_is_what_python_computes_and_nothing_opaque_is_value
 
 
 def _opaque_names(definitions: list[tuple[str, Term]]) -> set[str]:
-    """Names whose value reads an opaque term, directly or through an earlier name."""
-    opaque: set[str] = set()
-    for name, term in definitions:
-        if term.opaque or any(
-            other in term.text.replace("(", " ").replace(")", " ").split() for other in opaque
-        ):
-            opaque.add(name)
-    return opaque
+    """Names whose value reads an opaque term, directly or through an earlier name: those that
+    Python cannot compute once every opaque term raises."""
+    if not any(term.opaque for _, term in definitions):
+        return set()
+    return {name for name, _ in definitions} - set(python_values(definitions, poisoned=True))
+
+
+def _poison(text: str) -> str:
+    for opaque in OPAQUE:
+        text = text.replace(opaque, "_poison()")
+    return text
+
+
+def test_int_of_a_flag_resolves_and_int_of_text_stays_symbolic() -> None:
+    module = textwrap.dedent(
+        """\
+        import pypto.language as pl
+
+        HEAD_DIM = 128
+        COMPRESS_RATIO = 4
+        OVERLAP = COMPRESS_RATIO == 4
+        COFF = 1 + int(OVERLAP)
+        OUT_DIM = COFF * HEAD_DIM
+        HALF = int(HEAD_DIM / 3)
+        PARSED = int("7")
+
+
+        @pl.jit
+        def k():
+            return (OUT_DIM, HALF, PARSED)
+        """
+    )
+    (function,) = parse_program(module, "k.py").functions
+    assert function.constants is not None
+    found = {key: function.constants.values.get(key) for key in ("OUT_DIM", "HALF", "PARSED")}
+    assert found == {"OUT_DIM": 256, "HALF": 42, "PARSED": None}
+
+
+PLAIN_CONFIG = textwrap.dedent(
+    """\
+    class _FlashConfig:
+        \"\"\"A subset of a model preset, inlined.\"\"\"
+
+        hidden_size = 4096
+        head_dim = 512
+        qk_rope_head_dim = 64
+        wide = hidden_size * 2
+
+        @property
+        def nope_head_dim(self) -> int:
+            return self.head_dim - self.qk_rope_head_dim
+
+
+    class _Built:
+        def __init__(self) -> None:
+            self.hidden_size = 8
+
+        hidden_size = 4096
+
+
+    class _Patched:
+        hidden_size = 4096
+
+
+    class _Derived(_FlashConfig):
+        pass
+
+
+    _Patched.hidden_size = 8
+    M = _FlashConfig()
+    BUILT = _Built()
+    PATCHED = _Patched()
+    DERIVED = _Derived()
+    """
+)
+
+
+def test_an_instance_of_a_plain_class_of_the_kernel_file_reads_its_class_attributes() -> None:
+    reads = ["M.hidden_size", "M.wide", "M.nope_head_dim", "BUILT.hidden_size", "PATCHED.hidden_size"]
+    reads += ["DERIVED.hidden_size", "C.M.hidden_size"]
+    kernel = "import pypto.language as pl\nimport cfg as C\n" + PLAIN_CONFIG
+    kernel += f"\n\n@pl.jit\ndef k():\n    return ({', '.join(reads)},)\n"
+    context = ResolveContext(GivenModules({"cfg": PLAIN_CONFIG}))
+    (function,) = parse_program(kernel, "k.py", context).functions
+    assert function.constants is not None
+    found = {key: function.constants.values.get(key) for key in reads}
+    assert found == {
+        "M.hidden_size": 4096,
+        "M.wide": 8192,
+        "M.nope_head_dim": 448,
+        "BUILT.hidden_size": None,  # __init__ sets what an instance reads
+        "PATCHED.hidden_size": None,  # the file stores into the class
+        "DERIVED.hidden_size": None,  # a base class: its attributes are not followed
+        "C.M.hidden_size": None,  # an imported module's instance: any importer may change it
+    }
+
+
+REPLACED_CONFIG = textwrap.dedent(
+    """\
+    from dataclasses import dataclass, replace
+    from typing import NamedTuple
+
+
+    class Tiles(NamedTuple):
+        m: int
+        k: int = 256
+
+
+    @dataclass(frozen=True)
+    class Model:
+        hidden_size: int
+        head_dim: int = 512
+        rope: int = 64
+
+        @property
+        def nope(self) -> int:
+            return self.head_dim - self.rope
+
+
+    PRO = Model(7168)
+    PRO_KERNEL = replace(PRO, head_dim=256)
+    TILES = replace(Tiles(16), k=128)
+    WRONG = replace(PRO, heads=8)
+    """
+)
+
+
+def test_dataclasses_replace_of_a_frozen_dataclass_instance_resolves_as_python_computes() -> None:
+    reads = ["C.PRO_KERNEL.head_dim", "C.PRO_KERNEL.hidden_size", "C.PRO_KERNEL.nope", "C.PRO.head_dim"]
+    reads += ["C.TILES.k", "C.WRONG.hidden_size"]
+    kernel = "import pypto.language as pl\nimport cfg as C\n\n\n@pl.jit\ndef k():\n"
+    kernel += f"    return ({', '.join(reads)},)\n"
+    (function,) = parse_program(
+        kernel, "k.py", ResolveContext(GivenModules({"cfg": REPLACED_CONFIG}))
+    ).functions
+    assert function.constants is not None
+    found = {key: function.constants.values.get(key) for key in reads}
+    assert found == {
+        "C.PRO_KERNEL.head_dim": 256,
+        "C.PRO_KERNEL.hidden_size": 7168,
+        "C.PRO_KERNEL.nope": 192,
+        "C.PRO.head_dim": 512,  # replace makes a new instance
+        "C.TILES.k": None,  # a NamedTuple is replaced with its own _replace, not dataclasses.replace
+        "C.WRONG.hidden_size": None,  # Python raises TypeError for a field the class does not have
+    }
 
 
 def test_a_frozen_dataclass_config_and_its_property_resolve_as_python_computes() -> None:

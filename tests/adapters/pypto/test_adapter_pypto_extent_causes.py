@@ -28,6 +28,16 @@ CONFIG = textwrap.dedent(
     GROWN = 128
     LISTED = [64]
     LISTED.append(128)
+
+
+    def _variant():
+        picked = os.environ.get("VARIANT", "pro")
+        return picked
+
+
+    VARIANT = _variant()
+    TABLE = {name: 2048 for name in ("pro", "flash")}
+    CHOSEN = TABLE[VARIANT]
     """
 )
 
@@ -39,6 +49,7 @@ CASES = [
     ("batch", "builder_parameter", "kernel.py", 7, "--bind batch=VALUE"),
     ("GROWN", "mutated", "config.py", 11, "bound again or changed after it is bound"),
     ("LISTED[0]", "mutated", "config.py", 13, "bound again or changed after it is bound"),
+    ("CHOSEN", "import_time", "config.py", 17, "calls _variant, which reads os.environ at"),
     (
         "HIDDEN",
         "unreadable_import",
@@ -57,7 +68,7 @@ def library(tmp_path: Path, extent: str, layout: str = "") -> Path:
             f"""\
             import pypto.language as pl
 
-            from config import ACTIVE, GROWN, LISTED, PICKED, ROWS_DYN
+            from config import ACTIVE, CHOSEN, GROWN, LISTED, PICKED, ROWS_DYN
             from missing_config import HIDDEN
 
 

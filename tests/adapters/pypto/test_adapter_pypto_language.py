@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from planner.adapters.outcome import AdapterInputError
 from planner.adapters.pypto import plan_text
+from tests.support.commands import PLANNER as PLANNER_COMMAND
 
 PLANNER = str(Path(sys.executable).with_name("planner"))
 
@@ -41,6 +42,8 @@ CONSTRUCTS: dict[str, tuple[str, str, str]] = {
     "distributed": ("x: pld.DistributedTensor[[1, SIZE], pl.FP32]", "", ""),
     "memref": ("x: pl.Tensor[[64, 64], pl.FP32, pl.MemRef('mem_ddr_0', 0, 16384)]", "", ""),
     "layout and memref": ("x: pl.Tensor[[64, 64], pl.FP32, pl.ND, pl.MemRef(0, 16384, 2)]", "", ""),
+    "manual dep": ("x: pl.Tensor[[64, 64], pl.FP32, pl.ManualDep]", "", ""),
+    "layout and manual dep": ("x: pl.Out[pl.Tensor[[64, 64], pl.FP32, pl.ND, pl.ManualDep]]", "", ""),
     "tensor view pad": (
         "x: pl.Tensor[[64, 64], pl.FP32, pl.TensorView(stride=[], layout=pl.TensorLayout.ND, "
         "pad=pl.TilePad.zero)]",
@@ -137,6 +140,13 @@ def test_a_dtype_parameter_of_an_nz_tensor_is_planned_once_bound(tmp_path: Path)
     assert done.returncode == 0, done.stderr
     assert "planned for build(dt=pl.BF16)" in done.stdout
     assert "NZ tensor 'v': blocked shape [1, 4, 4, 16, 16]" in done.stdout
+
+
+def test_a_manual_dep_marker_on_an_nz_tensor_leaves_it_planned_as_without_it() -> None:
+    marked = kernel().replace(NZ_PARAM, "w: pl.Tensor[[64, 128], pl.FP16, pl.NZ, pl.ManualDep]")
+    assert marked != kernel()
+    assert nz_plan(marked) == nz_plan(kernel())
+    assert nz_plan(marked)[0][0][0]["layout"] == "NZ"
 
 
 def test_a_dtype_default_or_local_resolves_like_a_constant() -> None:
@@ -267,6 +277,90 @@ def test_a_file_of_skipped_kernels_only_plans_nothing_and_exits_0(tmp_path: Path
     kernels = json.loads(done.stdout)["kernels"]
     assert [(k["status"], k["line"], k["column"]) for k in kernels] == [("skipped", 7, 5), ("skipped", 8, 5)]
     assert done.stderr.count("warning: [adapter.pypto.skipped_kernel]") == 2
+
+
+EXTERN = textwrap.dedent(
+    """\
+    _ENTRY = "kernels/fused/entry.cpp"
+
+
+    @pl.jit.extern(core_type="aiv", source=_ENTRY, include_dirs=())
+    def fused_norm(
+        x: pl.Out[pl.Tensor[[16, 64], pl.BF16]],
+        w: pl.Tensor[[64], pl.BF16],
+        eps: pl.Scalar[pl.FP32],
+    ) -> pl.Tensor[[16, 64], pl.BF16]: ...
+    """
+)
+
+
+def test_an_extern_kernel_is_skipped_for_its_cpp_body_and_the_file_still_reads(tmp_path: Path) -> None:
+    path = tmp_path / "k.py"
+    path.write_text(HEAD + EXTERN)
+    done = cli(path, "--json")
+    assert done.returncode == 0, done.stderr
+    (status,) = json.loads(done.stdout)["kernels"]
+    assert (status["name"], status["status"], status["line"]) == ("fused_norm", "skipped", 11)
+    assert "extern kernel" in status["reason"] and "@pl.jit.extern" in status["reason"]
+    assert done.stderr.count("warning: [adapter.pypto.skipped_kernel]") == 1
+
+
+def test_an_extern_kernel_beside_a_jit_kernel_leaves_its_plan_as_it_was() -> None:
+    alone = kernel()
+    beside = alone + "\n\n" + EXTERN
+    assert nz_plan(beside) == nz_plan(alone)
+    statuses = plan_text(beside, filename="k.py").report["kernels"]
+    assert [(k["name"], k["status"]) for k in statuses] == [
+        ("build.<locals>.k", "planned"),
+        ("fused_norm", "skipped"),
+    ]
+
+
+STACKED = textwrap.dedent(
+    """\
+    H = 4
+
+
+    @pl.jit
+    def heads(
+        q: pl.Tensor[[16, 128], pl.BF16],
+        w: pl.Tensor[[H, 128, 512], pl.BF16, pl.NZ],
+        out: pl.Out[pl.Tensor[[16, 512], pl.FP32]],
+    ):
+        for h in pl.range(H):
+            with pl.incore():
+                o = pl.matmul(q, pl.slice(w, [128, 512], [h, 0, 0]))
+                out = pl.assemble(out, o, [0, 0])
+        return out
+    """
+)
+
+
+def test_a_window_naming_fewer_axes_than_its_nz_tensor_has_refuses_the_kernel(tmp_path: Path) -> None:
+    path = tmp_path / "k.py"
+    path.write_text(HEAD + STACKED)
+    done = cli(path, "--json")
+    assert done.returncode == 1, done.stderr
+    (status,) = json.loads(done.stdout)["kernels"]
+    assert (status["status"], status["code"], status["line"]) == (
+        "refused",
+        "adapter.pypto.unevaluated_nz",
+        18,
+    )
+    assert "rank-3 NZ tensor 'w' with 3 offsets and 2 extents" in status["reason"]
+    assert "Fix:" in status["reason"]
+
+
+def test_suggest_gives_a_weight_windowed_by_fewer_axes_a_verdict_instead_of_stopping_the_file(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "k.py"
+    path.write_text(HEAD + STACKED.replace(", pl.NZ]", "]"))
+    done = subprocess.run([*PLANNER_COMMAND, "suggest", str(path), "--json"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    (weight,) = json.loads(done.stdout)["tensors"]
+    assert (weight["name"], weight["eligible"]) == ("w", False)
+    assert weight["blocking"]["code"] == "adapter.pypto.unevaluated_nz"
 
 
 LOAD = (

@@ -458,3 +458,28 @@ def test_an_induction_in_a_source_loop_is_read_as_init_plus_step_times_the_itera
     assert kinds["k0__v1"] == "induction"
     (load,) = accesses(outcome)
     assert load["offsets"] == [0, "k0 // 32", 0, 0, 0]
+
+
+# ---- a whole NZ tensor as a matmul operand (the lowering rule) ---------------------------------
+
+WHOLE_PARAMS = (
+    "x: pl.Tensor[[16, 64], pl.BF16], w: pl.Tensor[[32, 64], pl.BF16, pl.NZ], "
+    "out: pl.Out[pl.Tensor[[16, 32], pl.FP32]]"
+)
+
+
+@pytest.mark.parametrize("scope", ["pl.at(level=pl.Level.CORE_GROUP)", "pl.incore()"])
+def test_a_whole_nz_operand_of_a_matmul_in_a_kernel_is_read_as_its_whole_window(scope: str) -> None:
+    body = "with {scope}:\n    out[:, :] = pl.matmul(x, {operand}, b_trans=True)\nreturn out\n"
+    whole = plan(jit(body.format(scope=scope, operand="w"), WHOLE_PARAMS))
+    window = plan(jit(body.format(scope=scope, operand="w[:, :]"), WHOLE_PARAMS))
+    assert whole.ok, whole.diagnostics
+    (load,) = accesses(whole)
+    assert load["message"] == "w: tile.load into Mat offsets [0, 0, 0, 0, 0], shapes [1, 4, 2, 16, 16]"
+    same = ("op", "offsets", "shapes", "chunks")
+    assert [[a[key] for key in same] for a in accesses(window)] == [[load[key] for key in same]]
+
+
+def test_a_whole_nz_operand_of_a_matmul_outside_a_kernel_is_still_an_op_the_planner_refuses() -> None:
+    body = "out = pl.matmul(x, w, b_trans=True)\nreturn out\n"
+    assert codes(plan(jit(body, WHOLE_PARAMS))) == ["nz.unsupported_consumer"]

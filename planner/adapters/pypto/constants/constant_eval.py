@@ -1,11 +1,12 @@
 """A safe subset of Python expressions, evaluated over `ast` nodes (docs/design/nz-layout.md section 19).
 
 Literals, arithmetic, comparisons, `and`/`or`/`not`, conditional expressions, `min`/`max`/`abs`,
-tuples, lists and dicts and their subscripts, names, and attributes of instances of frozen
-`@dataclass` and `NamedTuple` classes built from such values (defaults included) and of their
-one-`return` `@property` methods. Everything else (a call of any other function, an attribute
-of a library module, a comprehension, a lambda) is `Unresolved`, so its name stays symbolic.
-Every result is what Python computes for the same source; sizes are bounded so that no
+`int` of a number or a bool (`1 + int(OVERLAP)`), tuples, lists and dicts and their subscripts,
+names, and attributes of instances of frozen `@dataclass` and `NamedTuple` classes built from such
+values (defaults included) and of their one-`return` `@property` methods; the resolver adds
+`dataclasses.replace` of such an instance. Everything else (a call of any other function, an
+attribute of a library module, a comprehension, a lambda) is `Unresolved`, so its name stays
+symbolic. Every result is what Python computes for the same source; sizes are bounded so that no
 expression can make the evaluation slow or large.
 """
 
@@ -50,10 +51,20 @@ _COMPARE: Final[dict[type[ast.cmpop], Callable[[Any, Any], Any]]] = {
     ast.In: lambda left, right: operator.contains(right, left),
     ast.NotIn: lambda left, right: not operator.contains(right, left),
 }
+
+
+def _integer(value: Any) -> int:
+    """`int(x)` of a number or a bool only: `int("...")` parses text, which no extent needs."""
+    if not isinstance(value, int | float):
+        raise TypeError(value)
+    return int(value)
+
+
 _BUILTIN_CALLS: Final[dict[str, Callable[..., Any]]] = {
     "builtins.min": min,
     "builtins.max": max,
     "builtins.abs": abs,
+    "builtins.int": _integer,
 }
 _PLAIN = (int, float, str, bool, type(None))
 

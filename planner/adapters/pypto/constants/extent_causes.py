@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Final
 
@@ -40,8 +41,11 @@ class Cause:
         )
 
 
-def binding_cause(name: str, value: ast.expr, file: str) -> Cause:
-    """Why `name = value` has no value the reader computes."""
+def binding_cause(
+    name: str, value: ast.expr, file: str, called: Mapping[str, ast.FunctionDef] | None = None
+) -> Cause:
+    """Why `name = value` has no value the reader computes. `called`: the module's functions the
+    value calls, by name (`ACTIVE_VARIANT = _consume_variant_argv()` reads `sys.argv` in one)."""
     line = value.lineno
     if isinstance(value, ast.Call) and dotted_name(value.func) in _DYNAMIC:
         return Cause("dynamic", file, line, f"declared dynamic: {ast.unparse(value)} at {file}:{line}")
@@ -49,6 +53,14 @@ def binding_cause(name: str, value: ast.expr, file: str) -> Cause:
     if read is not None:
         message = f"chosen at import time: {name} reads {read} at {file}:{line}"
         return Cause("import_time", file, line, message)
+    for function_name, function in (called or {}).items():
+        inner = next((each for each in _reads(function) if each[0] in _IMPORT_TIME), None)
+        if inner is not None:
+            message = (
+                f"chosen at import time: {name} = {ast.unparse(value)} at {file}:{line} calls "
+                f"{function_name}, which reads {inner[0]} at {file}:{inner[1]}"
+            )
+            return Cause("import_time", file, inner[1], message)
     message = f"{name} = {ast.unparse(value)} at {file}:{line} is not evaluated statically"
     return Cause("not_evaluated", file, line, message)
 
@@ -85,6 +97,17 @@ def diagnostic_causes(
         if spelled in causes:
             found.setdefault(spelled, causes[spelled])
     return list(found.items())
+
+
+def _reads(function: ast.FunctionDef) -> list[tuple[str, int]]:
+    """Every name and attribute chain a function's body spells, with its line, in order."""
+    found = [
+        (spelled, each.lineno)
+        for statement in function.body
+        for each in ast.walk(statement)
+        if isinstance(each, ast.expr) and (spelled := dotted_name(each)) is not None
+    ]
+    return sorted(found, key=lambda read: read[1])
 
 
 def _spellings(node: ast.expr) -> list[str]:

@@ -16,7 +16,7 @@ import warnings
 from collections.abc import Mapping
 from contextlib import suppress
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any, Final, cast
 
 from planner.adapters.pypto.constants.constant_eval import Evaluator, External, Instance, Traced, Unresolved
 from planner.adapters.pypto.constants.extent_causes import (
@@ -43,12 +43,13 @@ from planner.adapters.pypto.constants.scopes import (
 
 MAX_MODULES: Final = 256
 INDEX_RANGE: Final = range(-(2**63), 2**63)
-_BUILTINS: Final = frozenset({"min", "max", "abs", "property"})
+_BUILTINS: Final = frozenset({"min", "max", "abs", "int", "property"})
 # Modules that are libraries, not the user's code: not finding one on the module path is normal.
 _LIBRARIES: Final = sys.stdlib_module_names | {"pypto", "numpy", "torch", "pytest"}
 _DATACLASS: Final = ("dataclasses.dataclass",)
 _NAMED_TUPLE: Final = ("typing.NamedTuple", "typing_extensions.NamedTuple")
 _FIELD: Final = "dataclasses.field"
+_REPLACE: Final = "dataclasses.replace"
 _FORBIDDEN_METHODS: Final = frozenset(
     {"__init__", "__new__", "__post_init__", "__getattr__", "__getattribute__"}
 )
@@ -81,12 +82,14 @@ class Module:
 
 @dataclass(eq=False)
 class Record:
-    """A frozen dataclass or NamedTuple class: its fields (name, default node, defining scope)."""
+    """A frozen dataclass or NamedTuple class: its fields (name, default node, defining scope).
+    `plain`: a plain class of the kernel file, whose instances read its class attributes."""
 
     node: ast.ClassDef
     scope: Scope
     fields: tuple[tuple[str, ast.expr | None], ...]
     tuple_like: bool
+    plain: bool = False
 
 
 @dataclass(frozen=True)
@@ -225,6 +228,8 @@ class Resolver(Evaluator):
             cause = exc.cause
             if cause is None and isinstance(binding, Assigned):
                 cause = self._assigned_cause(scope, name, binding.value)
+            if isinstance(binding, Assigned) and (cause is None or cause.kind != "import_time"):
+                cause = self._import_time_cause(scope, binding.value) or cause
             self._memo_cause[key] = cause
             raise Unresolved(cause) from None
         finally:
@@ -261,7 +266,27 @@ class Resolver(Evaluator):
             module = bound.module if isinstance(bound, ImportedModule | ImportedName) else None
             if module is not None and module in self._missing:
                 return import_cause(name, module, self._missing[module], origin, value.lineno)
-        return binding_cause(name, value, origin)
+        called = {
+            inner.func.id: bound.node
+            for inner in ast.walk(value)
+            if isinstance(inner, ast.Call) and isinstance(inner.func, ast.Name)
+            if isinstance(bound := scope.bindings.certain(inner.func.id), Defined)
+            and isinstance(bound.node, ast.FunctionDef)
+        }
+        return binding_cause(name, value, origin, called)
+
+    def _import_time_cause(self, scope: Scope, value: ast.expr) -> Cause | None:
+        """A name the value reads that is chosen when the process starts: the cause that no
+        other evaluation would remove (`KERNEL_PRESETS[ACTIVE_VARIANT]`)."""
+        for inner in ast.walk(value):
+            if not isinstance(inner, ast.Name) or not isinstance(scope.bindings.certain(inner.id), Assigned):
+                continue
+            try:
+                self._bound(scope, inner.id)
+            except Unresolved as exc:
+                if exc.cause is not None and exc.cause.kind == "import_time":
+                    return cast(Cause, exc.cause)
+        return None
 
     def _parameter(self, scope: Scope, parameter: Parameter) -> Traced:
         spelled = self._binds.get(parameter.name)
@@ -303,7 +328,7 @@ class Resolver(Evaluator):
             return None
         if text is None:
             if name.partition(".")[0] not in _LIBRARIES:
-                self._missing[name] = "is not on the module path (--module-path)"
+                self._missing[name] = "is not on the module path (--path DIR, PLANNER_PATH)"
             return None
         try:
             with warnings.catch_warnings():
@@ -362,6 +387,8 @@ class Resolver(Evaluator):
         for statement in record.node.body:
             if isinstance(statement, ast.FunctionDef) and statement.name == name:
                 return self._property(record, statement, instance)
+        if record.plain:
+            return self.attribute(Traced(_ClassHandle(record.node, record.scope)), name).value
         raise Unresolved
 
     def _property(self, record: Record, method: ast.FunctionDef, instance: Instance) -> Any:
@@ -380,8 +407,12 @@ class Resolver(Evaluator):
         return self.value(returned.value, scope)
 
     def construct(self, record: Any, arguments: list[Any], keywords: dict[str, Any]) -> Any:
+        if record == External(_REPLACE):
+            return _replaced(arguments, keywords)
         if not isinstance(record, _ClassHandle):
             raise Unresolved
+        if not arguments and not keywords and self._plain_class(record):
+            return Instance(Record(record.node, record.scope, (), False, plain=True), ())
         found = self._record(record)
         if found is None or len(arguments) > len(found.fields):
             raise Unresolved
@@ -433,6 +464,23 @@ class Resolver(Evaluator):
                 fields[statement.target.id] = self._default(statement.value, scope)
         return Record(node, scope, tuple(fields.items()), tuple_like)
 
+    def _plain_class(self, handle: _ClassHandle) -> bool:
+        """A class of the kernel file with no base, decorator, keyword or special method, that no
+        statement of the file stores into: `M = _FlashConfig()` reads what `_FlashConfig.x`
+        reads, as a module constant of the file does (section 19). Instances of an imported
+        module's classes stay unread: any importer may change them."""
+        node = handle.node
+        if handle.scope.module is not self.main or node.bases or node.keywords or node.decorator_list:
+            return False
+        if any(isinstance(s, ast.FunctionDef) and s.name.startswith("__") for s in node.body):
+            return False
+        return not any(
+            isinstance(inner, ast.Attribute | ast.Subscript)
+            and isinstance(inner.ctx, ast.Store | ast.Del)
+            and _root_name(inner) == node.name
+            for inner in ast.walk(self.main.tree)
+        )
+
     def _default(self, node: ast.expr | None, scope: Scope) -> ast.expr | None:
         """A field's default: the value, or `field(default=...)`; `default_factory` has none we read."""
         if isinstance(node, ast.Call):
@@ -456,6 +504,19 @@ class Resolver(Evaluator):
         return (
             options.get("frozen") is True and options.get("init", True) is True and not options.get("kw_only")
         )
+
+
+def _replaced(arguments: list[Any], keywords: dict[str, Any]) -> Instance:
+    """`dataclasses.replace(PRO, max_position_embeddings=16384)`: a frozen dataclass instance with
+    the named fields changed (the class has no `__post_init__` to run again: see `_read_record`)."""
+    if len(arguments) != 1 or not isinstance(arguments[0], Instance):
+        raise Unresolved
+    instance = arguments[0]
+    record: Record = instance.record
+    names = [name for name, _ in instance.fields]
+    if record.tuple_like or record.plain or any(name not in names for name in keywords):
+        raise Unresolved
+    return Instance(record, tuple((name, keywords.get(name, value)) for name, value in instance.fields))
 
 
 @dataclass(frozen=True, eq=False)
@@ -484,6 +545,12 @@ def _parse_value(spelled: str) -> ast.expr | None:
         return ast.parse(spelled, mode="eval").body
     except SyntaxError:
         return None
+
+
+def _root_name(node: ast.expr) -> str | None:
+    while isinstance(node, ast.Attribute | ast.Subscript):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else None
 
 
 def _is_docstring(statement: ast.stmt) -> bool:

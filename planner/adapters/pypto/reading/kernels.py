@@ -40,7 +40,7 @@ class FoundKernel:
 
 def find_kernels(module: ast.Module) -> list[FoundKernel]:
     """The file's kernels in source order."""
-    aliases = _jit_aliases(module)
+    aliases = jit_aliases(module)
     found = list(_walk(module.body, "", (), aliases, top=True))
     found.sort(key=lambda kernel: (kernel.node.lineno, kernel.node.col_offset))
     return found
@@ -59,7 +59,7 @@ def is_program_class(node: ast.ClassDef) -> bool:
     return any(decorator_name(decorator) == "pl.program" for decorator in node.decorator_list)
 
 
-def _jit_aliases(module: ast.Module) -> dict[str, str]:
+def jit_aliases(module: ast.Module) -> dict[str, str]:
     """Names bound by `from pypto.jit(.decorator) import jit [as j]` -> "pl.jit"."""
     aliases: dict[str, str] = {}
     for node in ast.walk(module):

@@ -3,7 +3,8 @@
 A program written as text handed to a parser (`pl.parse("...")`, `pl.loads_program(...)`) or
 built by calling a decorator as a function (`pl.function(body)`, `kernel = pl.jit(helper())`)
 is a kernel the file has but the reader cannot see into: it is reported as skipped, with the
-reason, never planned and never an error of the file.
+reason, never planned and never an error of the file. So is an extern kernel
+(`@pl.jit.extern(source=...)`): its body is the C++ source it names, not Python.
 """
 
 from __future__ import annotations
@@ -14,10 +15,16 @@ from typing import Final
 
 from planner.adapters.pypto.base.expressions import dotted_name
 from planner.adapters.pypto.base.splicing import SourceText
-from planner.adapters.pypto.reading.kernels import FUNCTION_DECORATORS, JIT_DECORATORS
+from planner.adapters.pypto.reading.kernels import (
+    FUNCTION_DECORATORS,
+    JIT_DECORATORS,
+    decorator_name,
+    jit_aliases,
+)
 
 PARSERS: Final = frozenset({"pl.parse", "pl.loads", "pl.parse_program", "pl.loads_program"})
 _BUILDERS: Final = FUNCTION_DECORATORS | JIT_DECORATORS | {"pl.program"}
+EXTERN: Final = "pl.jit.extern"
 
 
 @dataclass(frozen=True)
@@ -31,7 +38,8 @@ class SkippedKernel:
 
 
 def find_skipped(module: ast.Module, source: SourceText) -> list[SkippedKernel]:
-    """Parser calls and decorator calls that are not decorators, in source order."""
+    """Parser calls, decorator calls that are not decorators and extern kernels, in source order."""
+    aliases = jit_aliases(module)
     decorators = {
         id(inner)
         for node in ast.walk(module)
@@ -41,6 +49,13 @@ def find_skipped(module: ast.Module, source: SourceText) -> list[SkippedKernel]:
     }
     found: list[SkippedKernel] = []
     for node in ast.walk(module):
+        if isinstance(node, ast.FunctionDef) and any(
+            decorator_name(decorator, aliases) == EXTERN for decorator in node.decorator_list
+        ):
+            position = source.position(node)
+            reason = f"an extern kernel: its body is the source given to @{EXTERN}(...), not Python to read"
+            found.append(SkippedKernel(node.name, position.line, position.column, reason))
+            continue
         if not isinstance(node, ast.Call) or id(node) in decorators:
             continue
         callee = dotted_name(node.func)

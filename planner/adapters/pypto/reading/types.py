@@ -43,6 +43,9 @@ _MX_LAYOUTS = frozenset({"MX_A_ZZ", "MX_A_ND", "MX_A_DN", "MX_B_NN", "MX_B_ND", 
 _DISTRIBUTED = "DistributedTensor"  # `pld.DistributedTensor[[shape], dtype]`: a tensor across ranks
 _SCALAR_ONLY_DTYPES = frozenset({"TASK_ID"})  # `pl.Scalar[pl.TASK_ID]`, `pl.TaskId`: a task handle
 _MEMREF = "pl.MemRef"
+# Tensor slots that say nothing of the layout: `pl.ManualDep` opts the tensor out of the runtime's
+# automatic dependency tracking (`pl.Tensor[[64, 64], pl.FP32, pl.NZ, pl.ManualDep]`).
+_MARKERS = frozenset({"pl.ManualDep"})
 _INTEGER_BITS_EXCLUDED = ("INDEX",)  # INDEX scalars take the request's index width
 
 
@@ -186,9 +189,9 @@ class TypeReader:
         return None
 
     def _tensor(self, node: ast.Subscript, items: list[ast.expr]) -> TensorType | OpaqueType:
-        """`pl.Tensor[[shape], dtype(, layout)(, pl.MemRef(..))]`; what it cannot evaluate is opaque
-        when the tensor is certainly not NZ, and refuses the kernel when it may be."""
-        if len(items) not in (2, 3, 4):
+        """`pl.Tensor[[shape], dtype(, layout)(, pl.MemRef(..))(, pl.ManualDep)]`; what it cannot
+        evaluate is opaque when the tensor is certainly not NZ, and refuses the kernel when it may be."""
+        if len(items) not in (2, 3, 4, 5):
             raise self._unsupported(node)
         layout = self._tensor_slots(TensorType((), "FP32"), items[2:])
         nz = None if layout is None else layout.layout == "NZ"
@@ -221,15 +224,16 @@ class TypeReader:
         raise self._refused(node, *unknown, nz=nz)
 
     def _tensor_slots(self, tensor: TensorType, slots: list[ast.expr]) -> TensorType | None:
-        """The slots after the dtype: a layout, `pl.MemRef(..)` (allocation detail, ignored) and
-        `pl.TensorView(stride=, layout=, valid_shape=, pad=)`; None when one is not known."""
+        """The slots after the dtype: a layout, `pl.MemRef(..)` (allocation detail, ignored),
+        `pl.ManualDep` (a runtime marker, ignored) and `pl.TensorView(stride=, layout=,
+        valid_shape=, pad=)`; None when one is not known."""
         result = tensor
         for slot in slots:
             spelled = dotted_name(slot) or ""
             layout = _layout_name(spelled)
             if layout is not None:
                 result = replace(result, layout=cast(Layout, layout))
-            elif _is_memref(slot):
+            elif _is_memref(slot) or spelled in _MARKERS:
                 continue
             elif isinstance(slot, ast.Call) and dotted_name(slot.func) == "pl.TensorView" and not slot.args:
                 viewed = self._tensor_view(result, slot)
@@ -326,7 +330,8 @@ def may_declare_nz(node: ast.expr) -> bool:
             return True
         if isinstance(inner, ast.Subscript) and dotted_name(inner.value) == "pl.Tensor":
             slots = inner.slice.elts if isinstance(inner.slice, ast.Tuple) else []
-            if len(slots) >= 3 and dotted_name(slots[2]) not in _LAYOUTS:
+            third = dotted_name(slots[2]) if len(slots) >= 3 else None
+            if len(slots) >= 3 and third not in _LAYOUTS and third not in _MARKERS:
                 return True
     return False
 

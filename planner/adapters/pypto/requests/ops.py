@@ -15,6 +15,7 @@ from typing import Final
 from planner.adapters.outcome import AdapterInputError
 from planner.adapters.pypto.base import codes
 from planner.adapters.pypto.base.expressions import SCALAR_CALLS, callee_of, constant_value
+from planner.adapters.pypto.base.refusal import KernelRefusal
 from planner.adapters.pypto.reading.program import json_literal
 from planner.adapters.pypto.reading.types import TensorType, TileType, TypeReader
 from planner.adapters.pypto.requests.arguments import NOT_NZ, OP_SPELLINGS, ArgumentReader, nz_name
@@ -130,10 +131,12 @@ class OpReader(ArgumentReader):
             self._consume(call, op, skip=("tensor",))
             return TileValue(tile)
         shapes = self._list(arguments, "shapes", call)
+        offsets = self._list(arguments, "offsets", call)
+        self._require_window_rank(call, source, offsets, shapes)
         load = LoadOp(
             id=self._next_id(op),
             source=source.name,
-            offsets=self._json_list(self._list(arguments, "offsets", call)),
+            offsets=self._json_list(offsets),
             shapes=self._json_list(shapes),
             valid_shape=self._json_optional(arguments, "valid_shape"),
             target_memory=memory,
@@ -167,7 +170,27 @@ class OpReader(ArgumentReader):
             self._optional_list(arguments, "valid_shape"),
             self._drop_dims(arguments.get("drop_dims")),
         )
+        self._require_window_rank(call, source, window.offsets, window.shapes)
         return self._nz_window(call, source, window, target, arguments)
+
+    def _require_window_rank(
+        self, call: ast.Call, source: TensorValue, offsets: tuple[Expr, ...], shapes: tuple[Expr, ...]
+    ) -> None:
+        """A window of an NZ tensor names every axis: which axes a shorter list means is not read
+        (`pl.slice(w, [K, N], [h, 0, 0])` on `[H, K, N]`), so its kernel is refused, not guessed."""
+        rank = len(source.type.shape)
+        if len(offsets) == rank and len(shapes) == rank:
+            return
+        position = self._source.position(call)
+        raise KernelRefusal(
+            codes.UNEVALUATED_NZ,
+            f"{ast.unparse(call)!r} windows the rank-{rank} NZ tensor {self._spelled(source.name)!r} "
+            f"with {len(offsets)} offsets and {len(shapes)} extents: NZ blocking needs one of each per "
+            f"axis. Fix: give every axis its offset and extent (1 for an axis the window takes one "
+            f"index of)",
+            position.line,
+            position.column,
+        )
 
     def _nz_window(
         self, node: ast.expr, source: TensorValue, window: Window, target: Target | None, arguments: Arguments
@@ -260,7 +283,7 @@ class OpReader(ArgumentReader):
 
     def _matmul(self, call: ast.Call, op: str, target: Target | None) -> Value:
         """Section 12: an Acc tile made by a matmul carries its producer for the N-split."""
-        values = [self._value(argument) for argument in call.args]
+        values = [self._matmul_operand(argument) for argument in call.args]
         for keyword in call.keywords:
             self._value(keyword.value)
         names = [nz_name(value) for value in values]
@@ -280,6 +303,10 @@ class OpReader(ArgumentReader):
         if result_dtype is None:
             return TileValue(None, producer)  # an out_dtype the reader does not evaluate: type unknown
         return TileValue(matmul_result_type(operands, producer, result_dtype), producer)
+
+    def _matmul_operand(self, node: ast.expr) -> Value:
+        """A positional argument of a matmul (printed IR: its value as written)."""
+        return self._value(node)
 
     def _operand_tile(self, value: Value) -> TileValue:
         """A matmul operand as a tile (printed IR: only tiles are operands)."""

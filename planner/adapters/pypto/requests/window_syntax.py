@@ -115,7 +115,18 @@ class WindowReader(OpReader):
             return super()._nz_window(node, source, window, target, arguments)
         if not fed and (printed or _trailing_whole(source, window)):
             return super()._nz_window(node, source, window, target, arguments)
-        memory: Memory = "Mat" if fed else "Vec"
+        return self._staged(node, source, window, "Mat" if fed else "Vec", target, arguments)
+
+    def _staged(
+        self,
+        node: ast.expr,
+        source: TensorValue,
+        window: Window,
+        memory: Memory,
+        target: Target | None,
+        arguments: Arguments,
+    ) -> TileValue:
+        """The tile load of a window of an NZ tensor in a kernel (printed IR: rewritten to it)."""
         load = LoadOp(
             id=self._next_id("tile.load"),
             source=source.name,
@@ -129,7 +140,7 @@ class WindowReader(OpReader):
             if target is not None and target.tile is not None
             else _operand(source, window, memory).type
         )
-        self._add_op(load, node, arguments, tile=tile, retarget=printed)
+        self._add_op(load, node, arguments, tile=tile, retarget=not self._reads_source)
         return TileValue(tile)
 
     def _call(self, call: ast.Call, target: Target | None) -> Value:
@@ -179,6 +190,17 @@ class WindowReader(OpReader):
             self._value(statement.value)
             return
         self._store_into(subscript, base, statement.value, window.offsets, {}, {})
+
+    def _matmul_operand(self, node: ast.expr) -> Value:
+        """Source, in a kernel: a whole NZ tensor as a matmul operand is the window `w[:, :]`, the
+        Mat load of all of it (the lowering rule)."""
+        value = self._value(node)
+        if not (self._reads_source and self._kernel_depth and isinstance(node, ast.Name)):
+            return value
+        if not isinstance(value, TensorValue) or not value.is_nz:
+            return value
+        whole = Window(tuple(Const(0) for _ in value.type.shape), value.type.shape)
+        return self._staged(node, value, whole, "Mat", None, {})
 
     def _operand_tile(self, value: Value) -> TileValue:
         """Source: a whole tensor (not NZ) used as a matmul operand is staged into Mat whole."""
