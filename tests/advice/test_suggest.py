@@ -264,3 +264,56 @@ def test_a_launch_dependent_window_bound_is_a_warning_that_leaves_the_weight_eli
     (tmp_path / "warn.py").write_text(LAUNCH_DEPENDENT, encoding="utf-8")
     code, out, _ = run(capsys, "suggest", str(tmp_path / "warn.py"))
     assert code == 0 and out.endswith("(total 131072); warning: [nz.window_bounds_unproven]\n")
+
+
+PROJECT = """
+@pl.program
+class {name}:
+    @pl.function(type=pl.FunctionType.InCore)
+    def project(
+        self,
+        x: pl.Tensor[[64, 512], pl.FP16],
+        w: pl.Tensor[[256, 512], pl.FP16],
+        out: pl.Out[pl.Tensor[[64, 256], pl.FP32]],
+    ) -> pl.Tensor[[64, 256], pl.FP32]:
+        xt: pl.Tile[[64, 512], pl.FP16, pl.Mem.Mat] = pl.tile.load(
+            x, [0, 0], [64, 512], target_memory=pl.Mem.Mat
+        )
+        wt: pl.Tile[[256, 512], pl.FP16, pl.Mem.Mat] = pl.tile.load(
+            w, [0, 0], [256, 512], target_memory=pl.Mem.Mat
+        )
+        acc: pl.Tile[[64, 256], pl.FP32, pl.Mem.Acc] = pl.tile.matmul(xt, wt, b_trans=True)
+        out = pl.store(acc, [0, 0], out)
+        return out
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(
+        self,
+        x: pl.Tensor[[64, 512], pl.FP16],
+        w: pl.Tensor[[{rows}, 512], pl.FP16],
+        out: pl.Out[pl.Tensor[[64, 256], pl.FP32]],
+    ) -> pl.Tensor[[64, 256], pl.FP32]:
+        out = self.project(x, {passed}, out)
+        return out
+"""
+
+
+def test_a_weight_follows_only_the_callers_of_its_own_program_class(tmp_path: Path) -> None:
+    """Two program classes each with a `project` and a `main`: `Left`'s weight is annotated with
+    `Left.main`'s alone, and `Right.main` passing a slice blocks `Right`'s weight, not `Left`'s."""
+    left = PROJECT.format(name="Left", rows=256, passed="w")
+    right = PROJECT.format(name="Right", rows=512, passed="pl.slice(w, [256, 512], [0, 0])")
+    text = "import pypto.language as pl\n\n" + left + "\n" + right
+    left_weight, right_weight = suggest_text(text, filename="two.py").response.tensors
+    assert (left_weight.eligible, left_weight.also_annotated, left_weight.line) == (True, ["w in main"], 10)
+    slice_line = text[: text.index("pl.slice(w")].count("\n") + 1
+    assert (right_weight.eligible, right_weight.line) == (False, slice_line)
+    assert (
+        right_weight.blocking is not None and right_weight.blocking.code == "adapter.pypto.nd_argument_for_nz"
+    )
+    program = tmp_path / "two.py"
+    program.write_text(text, encoding="utf-8")
+    assert main(["suggest", str(program), "--apply"]) == 0
+    annotated = program.read_text(encoding="utf-8")
+    assert annotated.count("pl.FP16, pl.NZ]") == 2
+    assert annotated.index("class Right") > annotated.rindex("pl.FP16, pl.NZ]")

@@ -35,7 +35,7 @@ class FoundKernel:
     spelled: str  # the decorator as `pl.jit.incore`, `pl.function`, ... whatever alias the file used
     name: str  # the name notes and reports use
     scopes: tuple[ast.FunctionDef, ...]  # enclosing function scopes, outermost first
-    in_program: bool  # a method of a `@pl.program` class
+    program_class: str  # the `@pl.program` class it is a method of, as Python qualifies it; "" outside one
 
 
 def find_kernels(module: ast.Module) -> list[FoundKernel]:
@@ -93,7 +93,7 @@ def _walk(
             found = _kernel_decorator(statement, aliases, JIT_DECORATORS | FUNCTION_DECORATORS)
             if found is not None:
                 name = statement.name if top else prefix + statement.name
-                yield FoundKernel(statement, found[0], found[1], name, scopes, False)
+                yield FoundKernel(statement, found[0], found[1], name, scopes, "")
                 continue
             inner = f"{prefix}{statement.name}.<locals>."
             yield from _walk(statement.body, inner, (*scopes, statement), aliases, top=False)
@@ -128,4 +128,4 @@ def _class(
             found = _kernel_decorator(statement, aliases, FUNCTION_DECORATORS)
             if found is not None:
                 name = statement.name if top else inner + statement.name
-                yield FoundKernel(statement, found[0], found[1], name, scopes, True)
+                yield FoundKernel(statement, found[0], found[1], name, scopes, inner.removesuffix("."))

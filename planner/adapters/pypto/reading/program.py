@@ -61,6 +61,7 @@ class ProgramFunction:
     name: str = ""  # as notes and reports name it (`kernels`); the function's own name when empty
     scopes: tuple[ast.FunctionDef, ...] = ()  # enclosing function scopes, outermost first
     constants: KernelConstants | None = None  # source: what it reads that resolves (section 19)
+    program_class: str = ""  # of a method: its `@pl.program` class, whose methods `self.f` calls reach
 
     @property
     def qualified(self) -> str:
@@ -160,17 +161,20 @@ def _source_function(source: SourceText, kernel: FoundKernel) -> ProgramFunction
     read like a `@pl.jit` function."""
     node = kernel.node
     positional = [*node.args.posonlyargs, *node.args.args]
-    method = kernel.in_program and bool(positional) and positional[0].arg == "self"
+    method = bool(kernel.program_class) and bool(positional) and positional[0].arg == "self"
+    owner = kernel.program_class if method else ""
     if kernel.spelled in FUNCTION_DECORATORS:
         function = _program_function(source, node, kernel.decorator, opaque_attrs=True)
-        return replace(function, method=method, name=kernel.name, scopes=kernel.scopes)
+        return replace(function, method=method, name=kernel.name, scopes=kernel.scopes, program_class=owner)
     incore = kernel.spelled in _KERNEL_DECORATORS
-    return ProgramFunction(node, kernel.decorator, {}, None, method, incore, kernel.name, kernel.scopes)
+    return ProgramFunction(
+        node, kernel.decorator, {}, None, method, incore, kernel.name, kernel.scopes, program_class=owner
+    )
 
 
 def _methods(source: SourceText, program_class: ast.ClassDef) -> tuple[ProgramFunction, ...]:
     return tuple(
-        _program_function(source, statement, decorator)
+        replace(_program_function(source, statement, decorator), program_class=program_class.name)
         for statement in program_class.body
         if isinstance(statement, ast.FunctionDef)
         for decorator in statement.decorator_list

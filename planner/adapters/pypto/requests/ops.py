@@ -95,7 +95,7 @@ class OpReader(ArgumentReader):
         ):
             raise self._unsupported(call, "*args or **kwargs in a call")
         if callee.startswith("self."):
-            return self._function_call(call, callee.removeprefix("self."), target)
+            return self._function_call(call, callee.removeprefix("self."), target, method=True)
         op = OP_SPELLINGS.get(callee)
         handlers = {
             "tile.load": self._load,
@@ -312,14 +312,15 @@ class OpReader(ArgumentReader):
         """A matmul operand as a tile (printed IR: only tiles are operands)."""
         return value if isinstance(value, TileValue) else TileValue(None)
 
-    def _function_call(self, call: ast.Call, callee: str, target: Target | None) -> Value:
-        """Section 6: a call to another program function forwards its tensors unchanged."""
+    def _function_call(self, call: ast.Call, callee: str, target: Target | None, *, method: bool) -> Value:
+        """Section 6: a call to another program function forwards its tensors unchanged. `self.f`
+        (`method`) reaches the methods of the caller's own program class, a bare `f` the functions."""
         operands = self._operands(call)
         if operands:
             self._add_op(CallOp(id=self._next_id("call"), callee=callee, args=operands), call, {})
         if target is not None and target.tensor is not None:
             return target.tensor
-        returned = self._callee_return(callee)
+        returned = self._callee_return(callee, method=method)
         if returned is None:
             return Unknown()
         return self._declare(target.name if target else None, returned, call, "call")
@@ -340,10 +341,15 @@ class OpReader(ArgumentReader):
         prefix = OP_KINDS.get(op, op.rsplit(".", 1)[-1])
         return f"{prefix}{len(self._out.ops)}"
 
-    def _callee_return(self, callee: str) -> TensorType | None:
-        """The single tensor a program function returns, if its type is fully static."""
+    def _callee_return(self, callee: str, *, method: bool) -> TensorType | None:
+        """The single tensor the called program function returns, if its type is fully static. A file
+        may hold many program classes with methods of one name: only the caller's class's count."""
         for index in self._program.callees.returning.get(callee, ()):
-            returns = self._program.functions[index].node.returns
+            function = self._program.functions[index]
+            own_class = function.program_class == self._function.program_class
+            if not (function.method and own_class if method else not function.method):
+                continue
+            returns = function.node.returns
             assert returns is not None  # `returning` holds only the functions that declare one
             reader = TypeReader(self._source, self._static_shape)
             try:

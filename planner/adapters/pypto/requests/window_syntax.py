@@ -148,7 +148,7 @@ class WindowReader(OpReader):
         if self._reads_source and callee in _ASSEMBLE_CALLS:
             return self._assemble(call, target)
         if self._reads_source and callee in self._kernels:
-            return self._function_call(call, callee, target)
+            return self._function_call(call, callee, target, method=False)
         return super()._call(call, target)
 
     def _assemble(self, call: ast.Call, target: Target | None) -> Value:
