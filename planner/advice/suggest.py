@@ -28,6 +28,7 @@ from planner.adapters.api import given_modules
 from planner.adapters.outcome import AdapterInputError
 from planner.adapters.protocol import AdapterPlanRequest, KernelStatus, UnresolvedExtent
 from planner.adapters.pypto import FunctionRequest
+from planner.adapters.pypto.base import codes
 from planner.adapters.pypto.base.splicing import Edit, apply_edits
 from planner.adapters.pypto.constants.kernel_constants import ResolveContext
 from planner.adapters.pypto.driver import BYTE_ORDER_MARK, read_functions, read_kernels
@@ -45,6 +46,7 @@ from planner.advice.nz_annotations import (
 )
 from planner.advice.protocol import LayoutSuggestResponse, SuggestedLoad, SuggestedTensor
 from planner.advice.weight_feeds import b_operand_parameters
+from planner.errors import RequestError
 from planner.layout import plan
 from planner.layout.protocol import Diagnostic, LayoutPlanResponse, LoadOp, SliceOp
 from planner.proofs.shared import shared_verdicts
@@ -181,7 +183,12 @@ def _dry_run(
         located = {"line": exc.line, "column": exc.column} if exc.line and exc.column else declared
         return SuggestedTensor(**where, **located, eligible=False, blocking=unreadable)
     planned = [(models[s.function_index].planned, s.name) for s in sites]
-    responses = [plan(function.request) for function, _ in planned]
+    try:
+        responses = [plan(function.request) for function, _ in planned]
+    except RequestError as exc:  # the planner rejects the request the annotation makes: the blocker
+        message = f"with {site.name} NZ, the planner rejected the request: {exc.message}"
+        rejected = Diagnostic(code=codes.INVALID_REQUEST, message=message, tensor=site.name)
+        return SuggestedTensor(**where, **declared, eligible=False, blocking=rejected)
     for (function, _), response in zip(planned, responses, strict=True):
         blocking = _blocking(response)
         if blocking is not None:

@@ -11,9 +11,12 @@ from typing import Any
 import pytest
 
 from planner.adapters.protocol import AdapterPlanRequest
+from planner.advice import suggest as suggest_module
 from planner.advice.suggest import suggest, suggest_text
 from planner.advice.weight_feeds import b_operand_parameters
 from planner.cli import main
+from planner.errors import RequestError
+from planner.layout.protocol import LayoutPlanRequest, LayoutPlanResponse
 from planner.service.methods import invoke
 from tests.support.paths import ROOT
 
@@ -317,3 +320,24 @@ def test_a_weight_follows_only_the_callers_of_its_own_program_class(tmp_path: Pa
     annotated = program.read_text(encoding="utf-8")
     assert annotated.count("pl.FP16, pl.NZ]") == 2
     assert annotated.index("class Right") > annotated.rindex("pl.FP16, pl.NZ]")
+
+
+def test_a_request_the_planner_rejects_blocks_its_weight_instead_of_stopping_the_file(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A dry run whose request the planner rejects (`request.invalid`) is that weight's blocker; the
+    other weights keep their verdicts and the file still answers."""
+    real_plan = suggest_module.plan
+
+    def rejecting_w_up(request: LayoutPlanRequest) -> LayoutPlanResponse:
+        if any(tensor.name == "w_up" for tensor in request.tensors):
+            raise RequestError("request.invalid", "a rejected request")
+        return real_plan(request)
+
+    monkeypatch.setattr(suggest_module, "plan", rejecting_w_up)
+    tensors = {t.name: t for t in suggest_text(SOURCE, filename="w.py").response.tensors}
+    rejected = tensors["w_up"]
+    assert (rejected.eligible, rejected.line, rejected.column) == (False, 18, 9)
+    assert rejected.blocking is not None and rejected.blocking.code == "adapter.pypto.invalid_request"
+    assert rejected.blocking.message == "with w_up NZ, the planner rejected the request: a rejected request"
+    assert tensors["w_experts"].eligible
