@@ -16,6 +16,7 @@ from planner.advice.suggest import suggest, suggest_text
 from planner.advice.weight_feeds import b_operand_parameters
 from planner.cli import main
 from planner.errors import RequestError
+from planner.layout import plan
 from planner.layout.protocol import LayoutPlanRequest, LayoutPlanResponse
 from planner.service.methods import invoke
 from tests.support.paths import ROOT
@@ -327,12 +328,10 @@ def test_a_request_the_planner_rejects_blocks_its_weight_instead_of_stopping_the
 ) -> None:
     """A dry run whose request the planner rejects (`request.invalid`) is that weight's blocker; the
     other weights keep their verdicts and the file still answers."""
-    real_plan = suggest_module.plan
-
     def rejecting_w_up(request: LayoutPlanRequest) -> LayoutPlanResponse:
         if any(tensor.name == "w_up" for tensor in request.tensors):
             raise RequestError("request.invalid", "a rejected request")
-        return real_plan(request)
+        return plan(request)
 
     monkeypatch.setattr(suggest_module, "plan", rejecting_w_up)
     tensors = {t.name: t for t in suggest_text(SOURCE, filename="w.py").response.tensors}
