@@ -247,6 +247,23 @@ def test_with_debug_info_locations_print_as_aliases_after_the_module_as_mlir_num
     ]
 
 
+def test_with_debug_info_a_fused_location_lists_its_parts_by_alias_as_mlir_reads_them() -> None:
+    """Inside `fused[...]` MLIR reads location instances, never `loc(...)`: each part is its alias."""
+    text = (
+        "func.func @f(%a: index) {\n"
+        '  %s = arith.addi %a, %a : index loc(fused[unknown, "k.py":1:2])\n'
+        '  %t = arith.addi %s, %s : index'
+        ' loc(fused<"pass">["k.py":3:4, callsite("a.py":5:6 at "k.py":7:8)])\n'
+        "  return\n}\n"
+    )
+    definitions = [line for line in printed(text, debuginfo=True).splitlines() if line.startswith("#loc")]
+    assert [line for line in definitions if "fused" in line] == [
+        "#loc5 = loc(fused[#loc, #loc1])",
+        '#loc7 = loc(fused<"pass">[#loc2, #loc6])',
+    ]
+    assert all(line.count("loc(") == 1 for line in definitions)
+
+
 # ---------------------------------------------------------------------------------------------
 # planner-opt's option
 

@@ -262,14 +262,25 @@ class MlirPrinter(Printer):
 
     def print_attribute(self, attribute: Attribute) -> None:
         if self._in_location:
-            name = self._tables.locations.names.get(attribute)
-            if name is not None:
-                self.print_string(name)
-                return
+            self._print_location_part(attribute)
+            return
         text = self._tables.texts.get(attribute)
         if text is None:
             text = self._tables.texts[attribute] = self._attribute_text(attribute)
         self.print_string(text)
+
+    def _print_location_part(self, attribute: Attribute) -> None:
+        """A part of a location: by its alias, or in full without a `loc(...)` of its own (MLIR reads
+        `loc` only around a whole location); a fused location's list part by part."""
+        name = self._tables.locations.names.get(attribute)
+        if name is not None:
+            self.print_string(name)
+        elif isinstance(attribute, ArrayAttr):
+            self.print_string("[")
+            self.print_list(attribute.data, self.print_attribute)
+            self.print_string("]")
+        else:
+            Printer.print_attribute(self, attribute)
 
     def _attribute_text(self, attribute: Attribute) -> str:
         prefix = _ALIASED.get(type(attribute))
