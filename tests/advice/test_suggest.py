@@ -328,6 +328,7 @@ def test_a_request_the_planner_rejects_blocks_its_weight_instead_of_stopping_the
 ) -> None:
     """A dry run whose request the planner rejects (`request.invalid`) is that weight's blocker; the
     other weights keep their verdicts and the file still answers."""
+
     def rejecting_w_up(request: LayoutPlanRequest) -> LayoutPlanResponse:
         if any(tensor.name == "w_up" for tensor in request.tensors):
             raise RequestError("request.invalid", "a rejected request")

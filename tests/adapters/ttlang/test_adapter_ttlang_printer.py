@@ -252,7 +252,7 @@ def test_with_debug_info_a_fused_location_lists_its_parts_by_alias_as_mlir_reads
     text = (
         "func.func @f(%a: index) {\n"
         '  %s = arith.addi %a, %a : index loc(fused[unknown, "k.py":1:2])\n'
-        '  %t = arith.addi %s, %s : index'
+        "  %t = arith.addi %s, %s : index"
         ' loc(fused<"pass">["k.py":3:4, callsite("a.py":5:6 at "k.py":7:8)])\n'
         "  return\n}\n"
     )
