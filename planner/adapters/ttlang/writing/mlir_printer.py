@@ -23,7 +23,7 @@ types thousands of times).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from io import StringIO
 
@@ -276,9 +276,7 @@ class MlirPrinter(Printer):
         if name is not None:
             self.print_string(name)
         elif isinstance(attribute, ArrayAttr):
-            self.print_string("[")
-            self.print_list(attribute.data, self.print_attribute)
-            self.print_string("]")
+            self._print_array(attribute, self.print_attribute)
         else:
             Printer.print_attribute(self, attribute)
 
@@ -289,12 +287,15 @@ class MlirPrinter(Printer):
         stream = StringIO()
         printer = MlirPrinter(stream, tables=self._tables)
         if isinstance(attribute, ArrayAttr):
-            printer.print_string("[")
-            printer.print_list(attribute.data, printer.print_element)
-            printer.print_string("]")
+            printer._print_array(attribute, printer.print_element)
         else:
             Printer.print_attribute(printer, attribute)
         return stream.getvalue()
+
+    def _print_array(self, array: ArrayAttr[Attribute], print_element: Callable[[Attribute], None]) -> None:
+        self.print_string("[")
+        self.print_list(array.data, print_element)
+        self.print_string("]")
 
     def print_element(self, element: Attribute) -> None:
         """An array element: i64 integers and f64 floats without their type, as MLIR elides them."""
