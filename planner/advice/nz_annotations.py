@@ -115,15 +115,15 @@ def forwarding_callers(
 def _arguments_passed(
     program: Program, calls: CallSites, callee: ParameterSite
 ) -> Iterator[tuple[int, ast.expr]]:
-    """Every call of the callee's function in the program, with the argument bound to its parameter.
-    `self.f` calls it only from its own program class: a file may hold many classes with an `f`."""
+    """Every call of the callee's function in the program that reaches it, with the argument bound to
+    its parameter."""
     function = program.functions[callee.function_index]
     spelled = f"self.{function.node.name}" if function.method else function.node.name
     names = [parameter.arg for parameter in _parameters(function.node)]
     index = names.index(callee.name)
     for caller_index, call in calls.get(spelled, ()):
-        other_class = program.functions[caller_index].program_class != function.program_class
-        if caller_index == callee.function_index or (function.method and other_class):
+        reached = function.reached_from(program.functions[caller_index], via_self=function.method)
+        if caller_index == callee.function_index or not reached:
             continue
         keyword = next((k.value for k in call.keywords if k.arg == callee.name), None)
         argument = call.args[index] if index < len(call.args) else keyword

@@ -67,6 +67,14 @@ class ProgramFunction:
     def qualified(self) -> str:
         return self.name or self.node.name
 
+    def reached_from(self, caller: ProgramFunction, *, via_self: bool) -> bool:
+        """Whether a call by this function's name in `caller` reaches it: `self.f` the methods of the
+        caller's own program class (a file may hold many classes with an `f`), a bare `f` the
+        functions that are not methods."""
+        if via_self:
+            return self.method and self.program_class == caller.program_class
+        return not self.method
+
 
 @dataclass(frozen=True)
 class Callees:

@@ -342,12 +342,10 @@ class OpReader(ArgumentReader):
         return f"{prefix}{len(self._out.ops)}"
 
     def _callee_return(self, callee: str, *, method: bool) -> TensorType | None:
-        """The single tensor the called program function returns, if its type is fully static. A file
-        may hold many program classes with methods of one name: only the caller's class's count."""
+        """The single tensor the called program function returns, if its type is fully static."""
         for index in self._program.callees.returning.get(callee, ()):
             function = self._program.functions[index]
-            own_class = function.program_class == self._function.program_class
-            if not (function.method and own_class if method else not function.method):
+            if not function.reached_from(self._function, via_self=method):
                 continue
             returns = function.node.returns
             assert returns is not None  # `returning` holds only the functions that declare one
