@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -67,17 +67,31 @@ def _add_limits(parser: argparse.ArgumentParser, with_sizes: bool, per: str = "c
         )
 
 
+class _KnownTargets:
+    """The target names, read from the targets room only when a `--target-arch` value is checked or
+    the help printed: every command builds this option, so building it stays off start-up."""
+
+    @staticmethod
+    def _names() -> tuple[str, ...]:
+        from planner.targets.tenstorrent import KNOWN_TARGETS
+
+        return KNOWN_TARGETS
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._names()
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names())
+
+
 def _add_target_arch(parser: argparse.ArgumentParser) -> None:
     """TT-Lang MLIR: the target where the module names none or the log does not show it."""
-    from planner.targets.tenstorrent import KNOWN_TARGETS
-
     parser.add_argument(
         "--target-arch",
-        choices=KNOWN_TARGETS,
+        choices=_KnownTargets(),
         metavar="NAME",
         help="TT-Lang: the target to plan for where the module names none or is not in the log (a "
-        "function dumped alone); one that contradicts the module's own is an error: "
-        + ", ".join(KNOWN_TARGETS),
+        "function dumped alone); one that contradicts the module's own is an error: %(choices)s",
     )
 
 
